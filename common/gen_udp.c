@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pathlab-gen over a UDP socket: the kernel builds the headers, sendmmsg()
+ * hands it a batch per system call. One socket per flow, each bound to its
+ * own source port, so a receiver's RSS can tell the flows apart.
+ */
+#include "gen.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct udp_tx {
+	int fd[GEN_MAX_FLOWS];
+	unsigned flows, payload;
+	struct sockaddr_in dst;
+	struct mmsghdr msgs[GEN_MAX_BATCH];
+	struct iovec iov[GEN_MAX_BATCH];
+	uint8_t buf[GEN_MAX_BATCH][PL_MAX_FRAME];
+};
+
+/* Close every socket opened so far and free the context. */
+static void udp_close(void *ctx)
+{
+	struct udp_tx *u = ctx;
+	unsigned i;
+
+	for (i = 0; i < u->flows; i++)
+		close(u->fd[i]);
+	free(u);
+}
+
+/* One unconnected socket per flow (an ICMP error never fails a send). */
+static int udp_open(const struct gen_cfg *cfg, void **ctx)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct udp_tx *u;
+	unsigned i;
+	int err;
+
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->payload = cfg->payload_bytes;
+	u->dst = (struct sockaddr_in){ .sin_family = AF_INET,
+				       .sin_port = htons(cfg->port) };
+	if (inet_pton(AF_INET, cfg->dst, &u->dst.sin_addr) != 1) {
+		free(u);
+		return -EINVAL;
+	}
+	for (i = 0; i < cfg->flows; i++) {
+		u->fd[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (u->fd[i] < 0)
+			goto out_close;
+		u->flows++;
+		src.sin_port = htons(cfg->src_port + i);
+		if (bind(u->fd[i], (struct sockaddr *)&src, sizeof(src)))
+			goto out_close;
+	}
+	for (i = 0; i < GEN_MAX_BATCH; i++) {
+		u->iov[i] = (struct iovec){ u->buf[i], u->payload };
+		u->msgs[i].msg_hdr = (struct msghdr){
+			.msg_name = &u->dst,
+			.msg_namelen = sizeof(u->dst),
+			.msg_iov = &u->iov[i],
+			.msg_iovlen = 1,
+		};
+	}
+	*ctx = u;
+	return 0;
+
+out_close:
+	err = -errno;
+	udp_close(u);
+	return err;
+}
+
+/* Send a batch; all messages of one call belong to one flow. */
+static int udp_send(void *ctx, const struct gen_msg *m, unsigned n)
+{
+	struct udp_tx *u = ctx;
+	unsigned i;
+	int sent;
+
+	for (i = 0; i < n; i++)
+		gen_fill_payload(u->buf[i], u->payload, &m[i]);
+	sent = sendmmsg(u->fd[m[0].flow % u->flows], u->msgs, n, 0);
+	return sent < 0 ? -errno : sent;
+}
+
+const struct gen_tx_ops gen_tx_udp = {
+	.name = "udp",
+	.open = udp_open,
+	.send = udp_send,
+	.close = udp_close,
+};

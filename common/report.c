@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+#include "report.h"
+#include "budget.h"
+#include "clock.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Everything the JSON and the table show, derived once from the inputs. */
+struct figures {
+	struct pl_sysctr d; /* counter deltas over the run */
+	struct pl_seq_totals t;
+	uint64_t sent, received, lost, drops_total;
+	const char *sent_source;
+	int64_t unattributed;
+	struct pl_drop drops[PL_REPORT_MAX_DROPS + 3];
+	unsigned ndrops;
+	double duration_s, window_s, pps, gbps;
+	unsigned payload, frame;
+	double hz, busy_s, cyc_rx, cyc_sys;
+	struct pl_budget b10, b100;
+};
+
+void pl_report_drop(struct pl_report *r, const char *name, uint64_t count)
+{
+	if (r->ndrops < PL_REPORT_MAX_DROPS)
+		r->drops[r->ndrops++] = (struct pl_drop){ name, count };
+}
+
+/* Per packet, or 0 when nothing was received. */
+static double per_pkt(double v, uint64_t n)
+{
+	return n ? v / (double)n : 0;
+}
+
+/* Append a named loss counter to the figures. */
+static void add_drop(struct figures *f, const char *name, uint64_t n)
+{
+	f->drops[f->ndrops++] = (struct pl_drop){ name, n };
+	f->drops_total += n;
+}
+
+/* Who sent how many: the end marker when every flow sent one. */
+static void sent_figures(struct figures *f)
+{
+	const struct pl_seq_totals *t = &f->t;
+
+	f->received = t->unique;
+	if (t->flows && t->flows_with_end == t->flows) {
+		f->sent = t->end_count;
+		f->sent_source = "end_marker";
+	} else {
+		f->sent = t->unique + t->missing;
+		f->sent_source = "sequence";
+	}
+	f->lost = f->sent > f->received ? f->sent - f->received : 0;
+}
+
+/* Loss points: the system's counters this path names, then its own. */
+static void drop_figures(struct figures *f, const struct pl_report *r)
+{
+	unsigned i;
+
+	if (r->loss_points & PL_LOSS_LINK)
+		add_drop(f, "rx_link_dropped", f->d.link_rx_dropped);
+	if (r->loss_points & PL_LOSS_BACKLOG)
+		add_drop(f, "rx_backlog_dropped", f->d.softnet_dropped);
+	if (r->loss_points & PL_LOSS_SOCKET)
+		add_drop(f, "rx_udp_rcvbuf_errors", f->d.udp_rcvbuf_errors);
+	for (i = 0; i < r->ndrops; i++)
+		add_drop(f, r->drops[i].name, r->drops[i].count);
+	f->unattributed = (int64_t)f->lost - (int64_t)f->drops_total;
+}
+
+/* Derive every figure of the report once. */
+static void figures(const struct pl_report *r, struct figures *f)
+{
+	const struct pl_rx_stats *s = r->stats;
+	const struct pl_tsc *tsc = pl_tsc();
+
+	memset(f, 0, sizeof(*f));
+	pl_sysctr_delta(r->before, r->after, &f->d);
+	pl_stats_totals(s, &f->t);
+	sent_figures(f);
+	drop_figures(f, r);
+	f->payload = s->payload_len;
+	f->frame = f->payload ? pl_frame_for_payload(f->payload, false) : 0;
+	f->window_s = (double)f->d.mono_ns / 1e9;
+	f->duration_s = s->packets > 1
+				? (double)(s->last_ns - s->first_ns) / 1e9
+				: f->window_s;
+	if (f->duration_s > 0 && s->packets > 1)
+		f->pps = (double)(s->packets - 1) / f->duration_s;
+	f->gbps = f->pps * f->frame * 8 / 1e9;
+	f->hz = tsc->hz;
+	f->busy_s = pl_sysctr_busy_s(&f->d);
+	f->cyc_rx =
+		per_pkt((double)f->d.self_run_ns / 1e9 * f->hz, f->received);
+	f->cyc_sys = per_pkt(f->busy_s * f->hz, f->received);
+	pl_budget_compute(10000000000ull, f->frame ? f->frame : 64, f->hz,
+			  &f->b10);
+	pl_budget_compute(100000000000ull, f->frame ? f->frame : 64, f->hz,
+			  &f->b100);
+}
+
+/* latency_ns and its split: percentiles of one histogram. */
+static void json_hist(struct pl_json *j, const char *key, const char *kind,
+		      const struct pl_hist *h)
+{
+	pl_json_obj(j, key);
+	if (kind)
+		pl_json_str(j, "kind", kind);
+	pl_json_str(j, "clock", "CLOCK_MONOTONIC");
+	pl_json_u64(j, "count", h->count);
+	pl_json_u64(j, "min", h->count ? h->min : 0);
+	pl_json_dbl(j, "mean", pl_hist_mean(h));
+	pl_json_u64(j, "p50", pl_hist_percentile(h, 50));
+	pl_json_u64(j, "p90", pl_hist_percentile(h, 90));
+	pl_json_u64(j, "p99", pl_hist_percentile(h, 99));
+	pl_json_u64(j, "p999", pl_hist_percentile(h, 99.9));
+	pl_json_u64(j, "p9999", pl_hist_percentile(h, 99.99));
+	pl_json_u64(j, "max", h->max);
+	pl_json_end(j);
+}
+
+/* Identity, counts and loss accounting. */
+static void json_counts(struct pl_json *j, const struct pl_report *r,
+			const struct figures *f)
+{
+	const struct pl_rx_stats *s = r->stats;
+	unsigned i;
+
+	pl_json_u64(j, "sent", f->sent);
+	pl_json_str(j, "sent_source", f->sent_source);
+	pl_json_u64(j, "received", f->received);
+	pl_json_u64(j, "lost", f->lost);
+	pl_json_u64(j, "bad", s->bad_total);
+	pl_json_obj(j, "bad_by_reason");
+	for (i = PL_BAD_ETH_TRUNC; i < PL_REASON_MAX; i++)
+		pl_json_u64(j, pl_reason_name(i), s->bad[i]);
+	pl_json_end(j);
+	pl_json_u64(j, "other", s->other);
+	pl_json_u64(j, "duplicates", f->t.dups);
+	pl_json_u64(j, "reordered", f->t.reordered);
+	pl_json_u64(j, "end_markers", s->end_markers);
+	pl_json_obj(j, "drops");
+	for (i = 0; i < f->ndrops; i++)
+		pl_json_u64(j, f->drops[i].name, f->drops[i].count);
+	pl_json_end(j);
+	pl_json_i64(j, "unattributed", f->unattributed);
+	pl_json_dbl(j, "duration_s", f->duration_s);
+	pl_json_dbl(j, "window_s", f->window_s);
+	pl_json_dbl(j, "pps", f->pps);
+	pl_json_dbl(j, "gbps", f->gbps);
+}
+
+/* CPU time, cycles and the other per-packet costs. */
+static void json_costs(struct pl_json *j, const struct pl_report *r,
+		       const struct figures *f)
+{
+	const struct pl_sysctr *d = &f->d;
+	uint64_t n = f->received;
+
+	pl_json_obj(j, "cpu");
+	pl_json_dbl(j, "rx_user_s", d->self_user_s);
+	pl_json_dbl(j, "rx_sys_s", d->self_sys_s);
+	pl_json_dbl(j, "rx_run_s", (double)d->self_run_ns / 1e9);
+	pl_json_dbl(j, "all_user_s", d->all.user_s + d->all.nice_s);
+	pl_json_dbl(j, "all_sys_s", d->all.sys_s);
+	pl_json_dbl(j, "all_softirq_s", d->all.softirq_s);
+	pl_json_dbl(j, "all_irq_s", d->all.irq_s);
+	pl_json_dbl(j, "all_busy_s", f->busy_s);
+	pl_json_dbl(j, "all_steal_s", d->all.steal_s);
+	pl_json_u64(j, "cpus", d->ncpus);
+	pl_json_end(j);
+	pl_json_obj(j, "cycles_per_packet");
+	pl_json_dbl(j, "receiver", f->cyc_rx);
+	pl_json_dbl(j, "system", f->cyc_sys);
+	pl_json_end(j);
+	pl_json_str(j, "cycles_source", "cpu_time_x_tsc");
+	pl_json_dbl(j, "syscalls_per_packet", per_pkt((double)r->syscalls, n));
+	pl_json_u64(j, "syscalls", r->syscalls);
+	pl_json_dbl(j, "copies_per_packet", r->copies_per_packet);
+	pl_json_str(j, "copies_source", r->copies_source);
+	pl_json_dbl(j, "wakeups_per_packet", per_pkt((double)r->wakeups, n));
+	pl_json_dbl(j, "softirqs_per_packet",
+		    per_pkt((double)d->net_rx_softirqs, n));
+	pl_json_dbl(j, "hw_irqs_per_packet", per_pkt((double)d->link_irqs, n));
+	pl_json_str(j, "hw_irqs_source",
+		    d->link_has_irqs ? "/proc/interrupts"
+		    : r->env && !strcmp(r->env, "veth")
+			    ? "none on veth"
+			    : "no irq line names the link");
+	pl_json_u64(j, "ctx_switches", d->self_nvcsw + d->self_nivcsw);
+	pl_json_u64(j, "ctx_switches_voluntary", d->self_nvcsw);
+}
+
+/* What the kernel's own counters saw, inside the receiver's namespace. */
+static void json_kernel(struct pl_json *j, const struct figures *f)
+{
+	const struct pl_sysctr *d = &f->d;
+
+	pl_json_u64(j, "kernel_udp_in_datagrams", d->udp_in_datagrams);
+	pl_json_u64(j, "kernel_udp_no_ports", d->udp_no_ports);
+	pl_json_u64(j, "kernel_udp_rcvbuf_errors", d->udp_rcvbuf_errors);
+	pl_json_u64(j, "kernel_udp_in_errors", d->udp_in_errors);
+	pl_json_u64(j, "kernel_udp_in_csum_errors", d->udp_in_csum_errors);
+	pl_json_u64(j, "kernel_ip_in_receives", d->ip_in_receives);
+	pl_json_u64(j, "kernel_ip_in_hdr_errors", d->ip_in_hdr_errors);
+	pl_json_u64(j, "kernel_ip_in_truncated_pkts", d->ip_in_truncated_pkts);
+	pl_json_u64(j, "kernel_net_rx_softirqs", d->net_rx_softirqs);
+	pl_json_u64(j, "link_rx_packets", d->link_rx_packets);
+	pl_json_u64(j, "link_rx_dropped", d->link_rx_dropped);
+	pl_json_u64(j, "tcpdump_seen", 0);
+}
+
+void pl_report_json(FILE *out, const struct pl_report *r)
+{
+	struct pl_json j;
+	struct figures f;
+
+	figures(r, &f);
+	pl_json_init(&j, out, true);
+	pl_json_obj(&j, NULL);
+	pl_json_str(&j, "tool", r->tool);
+	pl_json_str(&j, "path", r->path);
+	pl_json_str(&j, "mode", r->mode);
+	pl_json_str(&j, "gpu", r->gpu ? r->gpu : "none");
+	pl_json_str(&j, "workload", r->workload);
+	pl_json_str(&j, "env", r->env);
+	pl_json_str(&j, "ifname", r->ifname ? r->ifname : "");
+	pl_json_u64(&j, "frame_bytes", f.frame);
+	pl_json_u64(&j, "payload_bytes", f.payload);
+	json_counts(&j, r, &f);
+	json_hist(&j, "latency_ns", r->latency_kind, &r->stats->lat);
+	if (r->stats->lat_stack.count) {
+		json_hist(&j, "latency_to_stack_ns", r->latency_kind,
+			  &r->stats->lat_stack);
+		json_hist(&j, "latency_stack_to_user_ns", NULL,
+			  &r->stats->lat_user);
+	}
+	pl_json_u64(&j, "latency_skipped", r->stats->lat_skipped);
+	json_costs(&j, r, &f);
+	json_kernel(&j, &f);
+	pl_json_obj(&j, "budget");
+	pl_json_dbl(&j, "clock_hz", f.hz);
+	pl_json_str(&j, "clock_source", "tsc");
+	pl_json_dbl(&j, "cycles_10g", f.b10.cycles_per_frame);
+	pl_json_dbl(&j, "cycles_100g", f.b100.cycles_per_frame);
+	pl_json_u64(&j, "frames_per_second_10g", f.b10.frames_per_second);
+	pl_json_u64(&j, "frames_per_second_100g", f.b100.frames_per_second);
+	pl_json_end(&j);
+	if (r->extra_json)
+		r->extra_json(&j, r->extra_arg);
+	pl_json_end(&j);
+	pl_json_done(&j);
+}
+
+int pl_report_write(const char *path, const struct pl_report *r)
+{
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		pl_report_json(stdout, r);
+		return 0;
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	pl_report_json(f, r);
+	if (fclose(f))
+		return -errno;
+	return 0;
+}
+
+/* Nanoseconds as microseconds with two decimals. */
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+void pl_report_table(FILE *out, const struct pl_report *r)
+{
+	const struct pl_rx_stats *s = r->stats;
+	const struct pl_hist *h = &s->lat;
+	struct figures f;
+	unsigned i;
+
+	figures(r, &f);
+	fprintf(out, "%s  %s/%s  gpu %s  %s  %u B frames  %s\n", r->tool,
+		r->path, r->mode, r->gpu ? r->gpu : "none", r->env, f.frame,
+		r->workload);
+	fprintf(out,
+		"  received  %llu of %llu sent (%s)  lost %llu  bad %llu"
+		"  dups %llu  reordered %llu\n",
+		(unsigned long long)f.received, (unsigned long long)f.sent,
+		f.sent_source, (unsigned long long)f.lost,
+		(unsigned long long)s->bad_total, (unsigned long long)f.t.dups,
+		(unsigned long long)f.t.reordered);
+	fprintf(out, "  drops    ");
+	for (i = 0; i < f.ndrops; i++)
+		fprintf(out, " %s %llu", f.drops[i].name,
+			(unsigned long long)f.drops[i].count);
+	fprintf(out, "  unattributed %lld\n", (long long)f.unattributed);
+	fprintf(out, "  rate      %.1f kpps  %.3f Gbit/s over %.3f s\n",
+		f.pps / 1e3, f.gbps, f.duration_s);
+	fprintf(out,
+		"  latency   %s p50 %.1f us  p99 %.1f us  p99.9 %.1f us"
+		"  max %.1f us\n",
+		r->latency_kind, us(pl_hist_percentile(h, 50)),
+		us(pl_hist_percentile(h, 99)), us(pl_hist_percentile(h, 99.9)),
+		us(h->max));
+	if (s->lat_stack.count)
+		fprintf(out,
+			"            to the kernel's RX stamp p50 %.1f us,"
+			" from it to the application p50 %.1f us\n",
+			us(pl_hist_percentile(&s->lat_stack, 50)),
+			us(pl_hist_percentile(&s->lat_user, 50)));
+	fprintf(out,
+		"  CPU       receiver %.3f s (user %.3f sys %.3f)  all CPUs"
+		" busy %.3f s (softirq %.3f steal %.3f)\n",
+		(double)f.d.self_run_ns / 1e9, f.d.self_user_s, f.d.self_sys_s,
+		f.busy_s, f.d.all.softirq_s, f.d.all.steal_s);
+	fprintf(out,
+		"  per pkt   cycles receiver %.0f system %.0f  syscalls "
+		"%.3f  copies %g (%s)  wakeups %.3f  NET_RX softirqs %.3f\n",
+		f.cyc_rx, f.cyc_sys, per_pkt((double)r->syscalls, f.received),
+		r->copies_per_packet, r->copies_source,
+		per_pkt((double)r->wakeups, f.received),
+		per_pkt((double)f.d.net_rx_softirqs, f.received));
+	fprintf(out,
+		"  budget    at 10 GbE / %u B a core has %.1f cycles per "
+		"packet (100 GbE: %.1f); this path spent %.0f system-wide\n",
+		f.b10.frame_bytes, f.b10.cycles_per_frame,
+		f.b100.cycles_per_frame, f.cyc_sys);
+	fprintf(out,
+		"  kernel    Udp InDatagrams +%llu  NoPorts +%llu  "
+		"RcvbufErrors +%llu  Ip InHdrErrors +%llu  link rx +%llu "
+		"dropped +%llu\n",
+		(unsigned long long)f.d.udp_in_datagrams,
+		(unsigned long long)f.d.udp_no_ports,
+		(unsigned long long)f.d.udp_rcvbuf_errors,
+		(unsigned long long)f.d.ip_in_hdr_errors,
+		(unsigned long long)f.d.link_rx_packets,
+		(unsigned long long)f.d.link_rx_dropped);
+}
+
+int pl_report_emit(const struct pl_report *r, const char *json_path, bool quiet)
+{
+	if (!quiet)
+		pl_report_table(stderr, r);
+	return json_path ? pl_report_write(json_path, r) : 0;
+}

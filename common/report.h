@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The end of every run on every path: one readable table on stderr and one
+ * JSON object, the run contract that labs/pathlab compare collects into
+ * results.json (documented in common/results.schema.json). Fields are added,
+ * never renamed.
+ */
+#ifndef PATHLAB_REPORT_H
+#define PATHLAB_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+#include "stats.h"
+#include "sysctr.h"
+
+#define PL_REPORT_MAX_DROPS 16
+
+/* System counters that are loss points of a path (a bit set). */
+enum {
+	PL_LOSS_LINK = 1 << 0,	  /* the receiving link's rx_dropped */
+	PL_LOSS_BACKLOG = 1 << 1, /* the per-CPU backlog (softnet_stat) */
+	PL_LOSS_SOCKET = 1 << 2,  /* Udp RcvbufErrors: socket queue full */
+};
+
+/* A named counter of the path's own, e.g. XDP_STATISTICS rx_dropped. */
+struct pl_drop {
+	const char *name;
+	uint64_t count;
+};
+
+struct pl_report {
+	const char *tool;	  /* "pathlab-rx-socket" */
+	const char *path;	  /* socket | xdp | afxdp | dpdk | verbs */
+	const char *mode;	  /* path-specific word, e.g. "recvmmsg" */
+	const char *gpu;	  /* none | sim | cuda */
+	const char *workload;	  /* throughput | latency | visibility | rtt */
+	const char *env;	  /* veth | nic | vm-softroce | ... */
+	const char *ifname;	  /* receiving interface, or NULL */
+	const char *latency_kind; /* "one-way" or "rtt" */
+	double copies_per_packet;
+	const char *copies_source; /* by_design | measured | modelled */
+	const char *copies_note;   /* what the copies are, one line */
+	uint64_t syscalls;    /* data-path system calls the receiver made */
+	uint64_t wakeups;     /* blocking returns, poll() returns, events */
+	unsigned loss_points; /* PL_LOSS_* bits */
+	struct pl_drop drops[PL_REPORT_MAX_DROPS]; /* the path's own */
+	unsigned ndrops;
+	const struct pl_rx_stats *stats;
+	const struct pl_sysctr *before, *after;
+	/* Writes the path's nested object (named after the path), or NULL. */
+	void (*extra_json)(struct pl_json *j, void *arg);
+	void *extra_arg;
+};
+
+/* Add one of the path's own loss counters to the report. */
+void pl_report_drop(struct pl_report *r, const char *name, uint64_t count);
+
+/* Write the run as one JSON object. */
+void pl_report_json(FILE *f, const struct pl_report *r);
+
+/* Write the run as a readable table. */
+void pl_report_table(FILE *f, const struct pl_report *r);
+
+/* Write the JSON to path ("-" = stdout); 0 or -errno. */
+int pl_report_write(const char *path, const struct pl_report *r);
+
+/*
+ * The end of a run: the table on stderr (unless quiet) and the JSON to
+ * json_path (NULL: none, "-": stdout). 0 or -errno.
+ */
+int pl_report_emit(const struct pl_report *r, const char *json_path,
+		   bool quiet);
+
+#endif

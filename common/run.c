@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+#include "run.h"
+#include "clock.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define TICK_MS 10
+
+static struct pl_run *signal_run;
+
+/* SIGINT/SIGTERM: end the run cleanly, the report still gets written. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (signal_run)
+		signal_run->stop = 1;
+}
+
+/* SIGALRM only interrupts a blocking call; the flag is already set. */
+static void on_wake(int sig)
+{
+	(void)sig;
+}
+
+void pl_run_request_stop(struct pl_run *r)
+{
+	r->stop = 1;
+	if (r->thread_started && !pthread_equal(pthread_self(), r->main_thread))
+		pthread_kill(r->main_thread, SIGALRM);
+}
+
+/* Read a counter the hot loop writes; a torn read only blurs the display. */
+static uint64_t peek(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Sequence numbers missing so far, over all flows (for display only). */
+static uint64_t peek_missing(const struct pl_rx_stats *s)
+{
+	uint64_t missing = 0, span, unique;
+	const struct pl_seq *q;
+	unsigned i;
+
+	for (i = 0; i < PL_MAX_FLOWS; i++) {
+		q = __atomic_load_n(&s->flows[i], __ATOMIC_ACQUIRE);
+		if (!q)
+			continue;
+		span = peek(&q->highest) - peek(&q->first) + 1;
+		unique = peek(&q->unique);
+		if (span > unique && span - unique < span)
+			missing += span - unique;
+	}
+	return missing;
+}
+
+/* Print one progress line: time, rate over the last second, totals. */
+static void progress_line(struct pl_run *r, uint64_t now, uint64_t *last_pkts,
+			  uint64_t *last_ns)
+{
+	const struct pl_rx_stats *s = r->stats;
+	uint64_t pkts = peek(&s->packets);
+	double dt = (double)(now - *last_ns) / 1e9;
+	double pps = dt > 0 ? (double)(pkts - *last_pkts) / dt : 0;
+	unsigned payload = s->payload_len;
+	unsigned frame = payload ? pl_frame_for_payload(payload, false)
+				 : r->frame_bytes_hint;
+
+	fprintf(stderr,
+		"%s: %6.1f s %9.1f kpps %7.3f Gbit/s  rx %llu  bad %llu  "
+		"lost so far %llu\n",
+		r->prog, (double)(now - r->start_ns) / 1e9, pps / 1e3,
+		pps * frame * 8 / 1e9, (unsigned long long)pkts,
+		(unsigned long long)peek(&s->bad_total),
+		(unsigned long long)peek_missing(s));
+	*last_pkts = pkts;
+	*last_ns = now;
+}
+
+/* The progress thread: timeouts every tick, a progress line every second. */
+static void *progress_main(void *arg)
+{
+	struct pl_run *r = arg;
+	struct timespec tick = { .tv_nsec = TICK_MS * 1000000L };
+	uint64_t now, last_pkts = 0, last_ns = r->start_ns;
+	uint64_t seen = 0, seen_ns = r->start_ns, pkts;
+
+	while (!r->stop) {
+		nanosleep(&tick, NULL);
+		now = pl_now_ns();
+		pkts = peek(&r->stats->packets);
+		if (pkts != seen) {
+			seen = pkts;
+			seen_ns = now;
+		}
+		if (r->duration_s > 0 &&
+		    now - r->start_ns >= (uint64_t)(r->duration_s * 1e9))
+			pl_run_request_stop(r);
+		if (r->idle_ms && seen &&
+		    now - seen_ns >= (uint64_t)r->idle_ms * 1000000ull)
+			pl_run_request_stop(r);
+		if (!r->quiet && now - last_ns >= 1000000000ull)
+			progress_line(r, now, &last_pkts, &last_ns);
+	}
+	return NULL;
+}
+
+int pl_run_start(struct pl_run *r)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction wake = { .sa_handler = on_wake };
+	int err;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&wake.sa_mask);
+	signal_run = r;
+	r->stop = 0;
+	r->main_thread = pthread_self();
+	r->start_ns = pl_now_ns();
+	/* No SA_RESTART: a blocked recvmmsg()/poll() returns EINTR. */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGALRM, &wake, NULL))
+		return -errno;
+	err = pthread_create(&r->thread, NULL, progress_main, r);
+	if (err)
+		return -err;
+	r->thread_started = true;
+	return 0;
+}
+
+void pl_run_finish(struct pl_run *r)
+{
+	if (!r->thread_started)
+		return;
+	r->stop = 1;
+	pthread_join(r->thread, NULL);
+	r->thread_started = false;
+}
+
+int pl_pin_cpu(unsigned cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int pl_run_ready(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}

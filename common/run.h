@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run control shared by every receiver: what ends a run (a count, a
+ * duration, an idle gap, the sender's end marker, SIGINT or SIGTERM) and the
+ * once-a-second progress line. The progress thread does the clock work, so
+ * a receiver's hot loop only tests one flag and two counters per burst.
+ */
+#ifndef PATHLAB_RUN_H
+#define PATHLAB_RUN_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+struct pl_run {
+	/* set by the caller */
+	const char *prog;  /* name in the progress line */
+	uint64_t count;	   /* good packets to receive; 0 = no limit */
+	double duration_s; /* 0 = no limit */
+	unsigned idle_ms;  /* stop this long after the last packet; 0 = off */
+	unsigned frame_bytes_hint; /* for Gbit/s before the first packet */
+	bool quiet;		   /* no progress line */
+	const struct pl_rx_stats *stats; /* read (racily, for display) */
+
+	/* owned by run.c */
+	volatile sig_atomic_t stop;
+	pthread_t main_thread, thread;
+	bool thread_started;
+	uint64_t start_ns;
+};
+
+/*
+ * Install the SIGINT/SIGTERM handler and start the progress thread. A
+ * timeout interrupts a receiver blocked in a system call with SIGALRM
+ * (installed without SA_RESTART, so the call returns EINTR).
+ */
+int pl_run_start(struct pl_run *r);
+
+/* Stop the progress thread; safe to call twice. */
+void pl_run_finish(struct pl_run *r);
+
+/* Ask the run to end (from any thread). */
+void pl_run_request_stop(struct pl_run *r);
+
+/* Pin the calling thread to one CPU; 0 or -errno. */
+int pl_pin_cpu(unsigned cpu);
+
+/* Create path (empty) to tell a driver the receiver is ready; 0/-errno. */
+int pl_run_ready(const char *path);
+
+/* The test a receiver's loop makes once per burst. */
+static inline bool pl_run_done(const struct pl_run *r,
+			       const struct pl_rx_stats *s)
+{
+	return r->stop || s->end_markers ||
+	       (r->count && s->packets >= r->count);
+}
+
+#endif

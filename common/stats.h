@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run statistics kept by every receiver's hot loop: packets, bytes, frames
+ * that were bad (by reason) or not ours, and per flow the sequence
+ * accounting that turns sequence numbers into loss, reordering and
+ * duplicates. One-way latency goes into a histogram.
+ */
+#ifndef PATHLAB_STATS_H
+#define PATHLAB_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "wire.h"
+
+#define PL_SEQ_WINDOW 4096 /* sequence numbers remembered per flow */
+#define PL_MAX_FLOWS  256  /* the flow field is one byte */
+
+/*
+ * Sequence accounting for one flow. Sequence numbers are 32 bits on the
+ * wire and wrap; they are extended to 64 bits against the highest seen.
+ * A bitmap of the last PL_SEQ_WINDOW numbers tells a late packet (fills a
+ * gap: reordered) from a second copy (duplicate).
+ */
+struct pl_seq {
+	bool started;
+	uint64_t first;	    /* lowest extended sequence number seen */
+	uint64_t highest;   /* highest extended sequence number seen */
+	uint64_t unique;    /* distinct sequence numbers seen */
+	uint64_t reordered; /* arrived after a higher number */
+	uint64_t dups;	    /* seen before */
+	uint64_t too_late;  /* older than the window: counted unique */
+	uint64_t end_count; /* from the end marker: datagrams sent, or 0 */
+	uint64_t bits[PL_SEQ_WINDOW / 64];
+};
+
+/* Account one sequence number; returns false for a duplicate. */
+bool pl_seq_account(struct pl_seq *q, uint32_t seq);
+
+/* Sequence numbers in [first, highest] never seen (gaps). */
+uint64_t pl_seq_missing(const struct pl_seq *q);
+
+struct pl_rx_stats {
+	uint64_t packets; /* good pathlab datagrams, duplicates included */
+	uint64_t bytes;	  /* their payload bytes */
+	uint64_t other;	  /* frames that were not ours (ARP, ...) */
+	uint64_t bad_total;
+	uint64_t bad[PL_REASON_MAX];
+	uint64_t end_markers;	    /* end-of-train markers seen */
+	uint64_t first_ns, last_ns; /* CLOCK_MONOTONIC of first/last good */
+	uint64_t lat_skipped;	  /* rx stamp before tx stamp: not comparable */
+	uint16_t payload_len;	  /* of the first good packet */
+	struct pl_hist lat;	  /* one-way: TX stamp to the application */
+	struct pl_hist lat_stack; /* TX stamp to the kernel's RX stamp */
+	struct pl_hist lat_user;  /* kernel RX stamp to the application */
+	struct pl_seq *flows[PL_MAX_FLOWS]; /* allocated on first use */
+};
+
+/* Zero the stats; flows are allocated lazily. */
+void pl_stats_init(struct pl_rx_stats *s);
+void pl_stats_free(struct pl_rx_stats *s);
+
+/*
+ * Account one parsed datagram received at rx_ns (CLOCK_MONOTONIC). End
+ * markers are counted apart and never as data.
+ */
+void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
+		   uint64_t rx_ns);
+
+/* Account a frame the parser refused (bad) or passed over (other). */
+static inline void pl_stats_reject(struct pl_rx_stats *s, enum pl_reason r)
+{
+	if (pl_reason_is_bad(r)) {
+		s->bad[r]++;
+		s->bad_total++;
+	} else {
+		s->other++;
+	}
+}
+
+/* Account the split of one packet's latency at the kernel's RX stamp. */
+void pl_stats_split(struct pl_rx_stats *s, uint64_t tx_ns, uint64_t stack_ns,
+		    uint64_t user_ns);
+
+/* Totals over all flows. */
+struct pl_seq_totals {
+	uint64_t unique, missing, reordered, dups, too_late;
+	uint64_t end_count; /* sum of the flows' end markers */
+	unsigned flows, flows_with_end;
+};
+
+void pl_stats_totals(const struct pl_rx_stats *s, struct pl_seq_totals *t);
+
+/* Merge src into dst (per-queue stats into a total). */
+void pl_stats_merge(struct pl_rx_stats *dst, const struct pl_rx_stats *src);
+
+#endif
