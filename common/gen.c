@@ -169,7 +169,8 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		total += n;
 		flow = (flow + 1) % c->flows;
 		if (sent < 0 && sent != -ENOBUFS && sent != -EAGAIN &&
-		    sent != -EINTR && res->errors > 1000)
+		    sent != -EINTR && sent != -ECONNREFUSED &&
+		    res->errors > 1000)
 			break; /* a persistent error: stop and report it */
 		if ((res->batches & 63) == 0) {
 			uint64_t now = pl_now_ns();

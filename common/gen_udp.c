@@ -56,14 +56,14 @@ static int udp_open(const struct gen_cfg *cfg, void **ctx)
 			goto out_close;
 		u->flows++;
 		src.sin_port = htons(cfg->src_port + i);
-		if (bind(u->fd[i], (struct sockaddr *)&src, sizeof(src)))
+		if (bind(u->fd[i], (struct sockaddr *)&src, sizeof(src)) ||
+		    connect(u->fd[i], (struct sockaddr *)&u->dst,
+			    sizeof(u->dst)))
 			goto out_close;
 	}
 	for (i = 0; i < GEN_MAX_BATCH; i++) {
 		u->iov[i] = (struct iovec){ u->buf[i], u->payload };
 		u->msgs[i].msg_hdr = (struct msghdr){
-			.msg_name = &u->dst,
-			.msg_namelen = sizeof(u->dst),
 			.msg_iov = &u->iov[i],
 			.msg_iovlen = 1,
 		};

@@ -208,7 +208,9 @@ static void json_kernel(struct pl_json *j, const struct figures *f)
 	pl_json_u64(j, "kernel_ip_in_receives", d->ip_in_receives);
 	pl_json_u64(j, "kernel_ip_in_hdr_errors", d->ip_in_hdr_errors);
 	pl_json_u64(j, "kernel_ip_in_truncated_pkts", d->ip_in_truncated_pkts);
+	pl_json_u64(j, "kernel_ip_reasm_reqds", d->ip_reasm_reqds);
 	pl_json_u64(j, "kernel_net_rx_softirqs", d->net_rx_softirqs);
+	pl_json_u64(j, "link_rx_errors", d->link_rx_errors);
 	pl_json_u64(j, "link_rx_packets", d->link_rx_packets);
 	pl_json_u64(j, "link_rx_dropped", d->link_rx_dropped);
 	pl_json_u64(j, "tcpdump_seen", 0);

@@ -1,0 +1,113 @@
+# shellcheck shell=bash
+# lib.sh - what every netns test shares: root check, its own lab prefix,
+# cleanup on exit, and one measured run (a receiver and pathlab-gen).
+#
+# A test sources this, then calls  netns_setup  and  run_pair.
+# Results: pass/fail counting with ok/bad, and netns_finish to exit.
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$TESTS_DIR/../.." && pwd)
+BUILD=${MESON_BUILD_ROOT:-$REPO/build}
+PATHLAB_LIB=$REPO/labs/lib
+# shellcheck source=../../labs/lib/topo.sh
+. "$PATHLAB_LIB/topo.sh"
+
+GEN=$BUILD/common/pathlab-gen
+RX_SOCKET=$BUILD/kernel-stack/pathlab-rx-socket
+PASS=0
+FAIL=0
+
+# Skip (exit 77) unless we are root and can make network namespaces.
+netns_require_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: needs root to create network namespaces"
+		exit 77
+	fi
+	if ! ip netns list >/dev/null 2>&1; then
+		echo "SKIP: 'ip netns' is not available"
+		exit 77
+	fi
+}
+
+# Our own lab (prefix per test and process), torn down on any exit.
+netns_setup() {
+	netns_require_root
+	export PATHLAB_PREFIX=${PATHLAB_PREFIX:-plt$$}
+	TMP=$(mktemp -d)
+	trap netns_cleanup EXIT
+	topo_up >/dev/null || { echo "FAIL: topo_up"; exit 1; }
+}
+
+# Kill what we started (by PID), take the lab down, remove the files.
+netns_cleanup() {
+	local pid
+	for pid in ${NETNS_PIDS:-}; do
+		kill "$pid" 2>/dev/null
+	done
+	topo_down >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+
+ok() {
+	echo "ok: $*"
+	PASS=$((PASS + 1))
+}
+
+bad() {
+	echo "FAIL: $*"
+	FAIL=$((FAIL + 1))
+}
+
+# check NAME JQ-EXPRESSION FILE: pass when the expression is true.
+check() {
+	if jq -e "$2" "$3" >/dev/null; then
+		ok "$1"
+	else
+		bad "$1: $2 is false in $3: $(jq -c "${4:-.}" "$3" 2>&1 | head -c 600)"
+	fi
+}
+
+# Print the summary line and exit with the verdict.
+netns_finish() {
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+}
+
+# Wait (up to 10 s) for file $1 to appear while process $2 lives.
+wait_file() {
+	local i
+	for ((i = 0; i < 1000; i++)); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.01
+	done
+	return 1
+}
+
+# run_pair NAME RXBIN "RX ARGS" "GEN ARGS": a receiver in the rx namespace,
+# the generator in the tx namespace, the merged run in $TMP/NAME.json.
+run_pair() {
+	local name=$1 rxbin=$2 rxargs=$3 genargs=$4 pid i
+	rm -f "$TMP/$name".*
+	# shellcheck disable=SC2086
+	ns_spawn pid rx $rxbin $rxargs --ready "$TMP/$name.ready" \
+		--json "$TMP/$name.rx.json" --quiet 2>"$TMP/$name.rx.err"
+	NETNS_PIDS="${NETNS_PIDS:-} $pid"
+	if ! wait_file "$TMP/$name.ready" "$pid"; then
+		bad "$name: receiver did not start: $(cat "$TMP/$name.rx.err")"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	ns_exec tx "$GEN" --dst "$PL_RX_ADDR" $genargs --quiet \
+		--json "$TMP/$name.gen.json" 2>"$TMP/$name.gen.err" ||
+		bad "$name: generator failed: $(cat "$TMP/$name.gen.err")"
+	for ((i = 0; i < 1500; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" || bad "$name: receiver exited $?: $(cat "$TMP/$name.rx.err")"
+	jq -n --slurpfile rx "$TMP/$name.rx.json" \
+		--slurpfile gen "$TMP/$name.gen.json" --argjson tcpdump null \
+		-f "$PATHLAB_LIB/merge.jq" > "$TMP/$name.json"
+}
