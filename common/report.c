@@ -182,6 +182,7 @@ static void json_costs(struct pl_json *j, const struct pl_report *r,
 	pl_json_u64(j, "syscalls", r->syscalls);
 	pl_json_dbl(j, "copies_per_packet", r->copies_per_packet);
 	pl_json_str(j, "copies_source", r->copies_source);
+	pl_json_str(j, "copies_note", r->copies_note ? r->copies_note : "");
 	pl_json_dbl(j, "wakeups_per_packet", per_pkt((double)r->wakeups, n));
 	pl_json_dbl(j, "softirqs_per_packet",
 		    per_pkt((double)d->net_rx_softirqs, n));
