@@ -49,7 +49,7 @@ void gen_fill_payload(void *buf, unsigned len, const struct gen_msg *m)
 
 	pl_build_payload(buf, len, m->flow, m->seq, pl_now_ns());
 	if (m->end) {
-		h->ver_flags |= PL_FLAG_END;
+		h->ver_flags |= PL_FLAG_END | (uint8_t)(m->round << 6);
 		pl_payload_reseal(buf, len);
 	}
 }
@@ -183,23 +183,24 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 	res->end_ns = pl_now_ns();
 }
 
-/* Three end markers per flow, 10 ms apart: seq carries the count sent. */
+/* End markers per flow, 20 ms apart: seq carries the count sent. */
 static void send_end(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		     void *ctx, struct gen_result *res)
 {
-	struct timespec gap = { .tv_nsec = 10000000L };
+	struct timespec gap = { .tv_nsec = 20000000L };
 	struct gen_msg m;
 	unsigned round, f;
 
-	for (round = 0; round < 3; round++) {
+	for (round = 0; round < PL_END_ROUNDS; round++) {
 		for (f = 0; f < c->flows; f++) {
 			m = (struct gen_msg){ .flow = (uint8_t)f,
 					      .seq = (uint32_t)res->seq[f],
-					      .end = true };
+					      .end = true,
+					      .round = (uint8_t)round };
 			if (ops->send(ctx, &m, 1) == 1)
 				res->end_sent++;
 		}
-		if (round < 2)
+		if (round + 1 < PL_END_ROUNDS)
 			nanosleep(&gap, NULL);
 	}
 }

@@ -36,6 +36,7 @@ struct gen_msg {
 	uint8_t flow;
 	uint32_t seq;
 	bool end;	    /* end marker: seq carries the count sent */
+	uint8_t round;	    /* end marker: which of the PL_END_ROUNDS */
 	enum pl_reason bad; /* PL_OK, or the malformation to send */
 };
 

@@ -41,12 +41,17 @@ static void add_drop(struct figures *f, const char *name, uint64_t n)
 }
 
 /* Who sent how many: the end marker when every flow sent one. */
-static void sent_figures(struct figures *f)
+static void sent_figures(struct figures *f, const struct pl_report *r)
 {
 	const struct pl_seq_totals *t = &f->t;
 
 	f->received = t->unique;
-	if (t->flows && t->flows_with_end == t->flows) {
+	if (r->received_source) {
+		/* Counted where the packets went (e.g. an XDP map). */
+		f->received = r->received_count;
+		f->sent = r->sent_count ? r->sent_count : r->received_count;
+		f->sent_source = r->sent_count ? "end_marker" : "received";
+	} else if (t->flows && t->flows_with_end == t->flows) {
 		f->sent = t->end_count;
 		f->sent_source = "end_marker";
 	} else {
@@ -69,7 +74,12 @@ static void drop_figures(struct figures *f, const struct pl_report *r)
 		add_drop(f, "rx_udp_rcvbuf_errors", f->d.udp_rcvbuf_errors);
 	for (i = 0; i < r->ndrops; i++)
 		add_drop(f, r->drops[i].name, r->drops[i].count);
-	f->unattributed = (int64_t)f->lost - (int64_t)f->drops_total;
+	/*
+	 * The loss counters also count the end markers lost before the first
+	 * one seen, where lost counts data only.
+	 */
+	f->unattributed =
+		(int64_t)(f->lost + f->t.end_lost) - (int64_t)f->drops_total;
 }
 
 /* Derive every figure of the report once. */
@@ -81,7 +91,7 @@ static void figures(const struct pl_report *r, struct figures *f)
 	memset(f, 0, sizeof(*f));
 	pl_sysctr_delta(r->before, r->after, &f->d);
 	pl_stats_totals(s, &f->t);
-	sent_figures(f);
+	sent_figures(f, r);
 	drop_figures(f, r);
 	f->payload = s->payload_len;
 	f->frame = f->payload ? pl_frame_for_payload(f->payload, false) : 0;
@@ -133,6 +143,8 @@ static void json_counts(struct pl_json *j, const struct pl_report *r,
 	pl_json_u64(j, "sent", f->sent);
 	pl_json_str(j, "sent_source", f->sent_source);
 	pl_json_u64(j, "received", f->received);
+	pl_json_str(j, "received_source",
+		    r->received_source ? r->received_source : "sequence");
 	pl_json_u64(j, "lost", f->lost);
 	pl_json_u64(j, "bad", s->bad_total);
 	pl_json_obj(j, "bad_by_reason");
@@ -143,6 +155,7 @@ static void json_counts(struct pl_json *j, const struct pl_report *r,
 	pl_json_u64(j, "duplicates", f->t.dups);
 	pl_json_u64(j, "reordered", f->t.reordered);
 	pl_json_u64(j, "end_markers", s->end_markers);
+	pl_json_u64(j, "end_markers_lost", f->t.end_lost);
 	pl_json_obj(j, "drops");
 	for (i = 0; i < f->ndrops; i++)
 		pl_json_u64(j, f->drops[i].name, f->drops[i].count);

@@ -49,6 +49,14 @@ struct pl_report {
 	struct pl_drop drops[PL_REPORT_MAX_DROPS]; /* the path's own */
 	unsigned ndrops;
 	const struct pl_rx_stats *stats;
+	/*
+	 * Where no user-space loop sees the packets (an XDP program that
+	 * drops them), received comes from a count made elsewhere: set
+	 * received_source (e.g. "xdp_map"), received_count and, when known,
+	 * sent_count. NULL: received is the sequence accounting of stats.
+	 */
+	const char *received_source;
+	uint64_t received_count, sent_count;
 	const struct pl_sysctr *before, *after;
 	/* Writes the path's nested object (named after the path), or NULL. */
 	void (*extra_json)(struct pl_json *j, void *arg);

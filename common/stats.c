@@ -135,8 +135,11 @@ void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
 
 	if (p->flags & PL_FLAG_END) {
 		s->end_markers++;
-		if (q)
+		if (q && !q->end_seen) {
+			q->end_seen = true;
 			q->end_count = p->seq;
+			q->end_lost = PL_END_ROUND(p->flags);
+		}
 		return;
 	}
 	if (!s->packets) {
@@ -180,8 +183,9 @@ void pl_stats_totals(const struct pl_rx_stats *s, struct pl_seq_totals *t)
 		t->reordered += q->reordered;
 		t->dups += q->dups;
 		t->too_late += q->too_late;
-		if (q->end_count) {
+		if (q->end_seen) {
 			t->end_count += q->end_count;
+			t->end_lost += q->end_lost;
 			t->flows_with_end++;
 		}
 	}

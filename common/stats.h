@@ -32,6 +32,8 @@ struct pl_seq {
 	uint64_t dups;	    /* seen before */
 	uint64_t too_late;  /* older than the window: counted unique */
 	uint64_t end_count; /* from the end marker: datagrams sent, or 0 */
+	uint64_t end_lost;  /* markers lost before the first one seen */
+	bool end_seen;
 	uint64_t bits[PL_SEQ_WINDOW / 64];
 };
 
@@ -87,6 +89,7 @@ void pl_stats_split(struct pl_rx_stats *s, uint64_t tx_ns, uint64_t stack_ns,
 struct pl_seq_totals {
 	uint64_t unique, missing, reordered, dups, too_late;
 	uint64_t end_count; /* sum of the flows' end markers */
+	uint64_t end_lost;  /* end markers lost before the first seen */
 	unsigned flows, flows_with_end;
 };
 

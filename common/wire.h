@@ -44,9 +44,13 @@
 /*
  * End of a train: not data. Its seq field carries how many datagrams the
  * flow's sender sent, so a receiver knows when to stop and what it missed.
- * The generator sends it three times, 10 ms apart, right after the train.
+ * The generator sends it PL_END_ROUNDS times, 20 ms apart, right after the
+ * train, numbering the rounds in the top two bits: a receiver that first
+ * sees round k knows k markers were lost before it (and counted as drops).
  */
-#define PL_FLAG_END 0x20
+#define PL_FLAG_END	    0x20
+#define PL_END_ROUNDS	    3
+#define PL_END_ROUND(flags) (((flags) >> 6) & 3)
 
 struct pl_hdr {
 	uint16_t magic; /* network order */

@@ -314,9 +314,10 @@ static int receive_and_report(struct sock_rx *rx, const struct cfg *c)
 	if (err)
 		return err;
 	rx->rx_loop(rx);
-	pl_run_finish(&rx->run);
-	rx->wakeups = thread_sleeps() - sleeps;
+	/* Snapshot at once: the next end marker is 20 ms behind this one. */
 	pl_sysctr_read(&after, c->iface);
+	rx->wakeups = thread_sleeps() - sleeps;
+	pl_run_finish(&rx->run);
 	r.syscalls = rx->syscalls;
 	r.wakeups = rx->wakeups;
 	return pl_report_emit(&r, c->json, c->quiet);

@@ -8,10 +8,12 @@ set -u
 netns_setup
 
 RX="--iface $PL_RX_IF --cpu 1 --idle-timeout 3000"
+# A generous buffer for the paced runs: a receiver descheduled for a moment
+# on a busy machine must not lose datagrams there.
 TX="--iface $PL_TX_IF --cpu 0"
 
 # 1. 100,000 datagrams at a rate the receiver keeps up with: all arrive.
-run_pair paced "$RX_SOCKET" "$RX --count 100000" \
+run_pair paced "$RX_SOCKET" "$RX --count 100000 --rcvbuf 8388608" \
 	"$TX --count 100000 --rate 50000 --batch 8"
 f=$TMP/paced.json
 check "paced: generator sent 100000" '.sent == 100000 and .gen.send_errors == 0' "$f"
@@ -43,7 +45,7 @@ check "full speed: received + lost = sent" '.received + .lost == .sent' "$f"
 echo "   full speed: $(jq -c '{sent, received, lost, drops, pps}' "$f")"
 
 # 3. Every 10th frame malformed, sent raw on AF_PACKET, paced.
-run_pair bad "$RX_SOCKET" "$RX --count 20000" \
+run_pair bad "$RX_SOCKET" "$RX --count 20000 --rcvbuf 8388608" \
 	"$TX --count 20000 --rate 20000 --batch 4 --tx packet --bad-every 10"
 f=$TMP/bad.json
 check "malformed: good datagrams all received" \

@@ -21,7 +21,7 @@ check() {
 }
 
 port=$((20000 + $$ % 20000))
-"$rx" --bind 127.0.0.1 --port "$port" --iface lo --count 3000 \
+"$rx" --bind 127.0.0.1 --port "$port" --iface lo \
 	--idle-timeout 3000 --duration 20 --json "$tmp/run.json" \
 	--ready "$tmp/ready" --quiet &
 pid=$!

@@ -149,11 +149,28 @@ static void test_rx_stats(void)
 	CHECK_EQ_U(t.missing, 1);
 	CHECK_EQ_U(t.end_count, 12);
 	CHECK_EQ_U(t.flows_with_end, 1);
+	CHECK_EQ_U(t.end_lost, 0);
+	/* a later round of the marker changes nothing once one was seen */
+	p.flags = PL_FLAG_END | (1 << 6);
+	pl_stats_good(s, &p, 100000);
+	pl_stats_totals(s, &t);
+	CHECK_EQ_U(t.end_lost, 0);
+	CHECK_EQ_U(s->end_markers, 2);
 	CHECK_EQ_U(s->lat.count, 9);
 	CHECK_EQ_U(s->lat.min, 500);
 	CHECK_EQ_U(s->lat.max, 5000);
 	CHECK_EQ_U(s->first_ns, 1500);
 	CHECK_EQ_U(s->last_ns, 6000);
+	pl_stats_free(s);
+	/* the first marker seen is round 2: two were lost before it */
+	pl_stats_init(s);
+	p = (struct pl_pkt){ .flow = 3,
+			     .seq = 7,
+			     .flags = PL_FLAG_END | (2 << 6) };
+	pl_stats_good(s, &p, 1);
+	pl_stats_totals(s, &t);
+	CHECK_EQ_U(t.end_lost, 2);
+	CHECK_EQ_U(t.end_count, 7);
 	pl_stats_free(s);
 	free(s);
 }

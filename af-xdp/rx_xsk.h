@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The XDP / AF_XDP receiver's state, shared by its two files: rx_xsk.c
+ * (options, the rx loops, the report) and xsk_setup.c (the program, the
+ * UMEM and its rings, the socket, and their teardown).
+ */
+#ifndef PATHLAB_RX_XSK_H
+#define PATHLAB_RX_XSK_H
+
+#include <linux/if_xdp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <xdp/xsk.h>
+
+#include "pathlab_xdp.h"
+#include "run.h"
+#include "stats.h"
+#include "wire.h"
+
+#define MAX_BATCH 1024
+
+enum { ATTACH_NATIVE, ATTACH_SKB };
+enum { BIND_COPY, BIND_ZEROCOPY, BIND_AUTO };
+enum { LOOP_BUSY, LOOP_POLL };
+
+struct xsk_cfg {
+	const char *iface, *env, *json, *ready;
+	unsigned port, frames, frame_size, headroom, ring, batch, queue;
+	unsigned idle_ms, cpu;
+	int action; /* enum pl_xdp_action */
+	int attach, bind, loop, workload;
+	bool need_wakeup, quiet;
+	uint64_t count;
+	double duration_s;
+};
+
+/* What the XDP program counted, summed over CPUs. */
+struct xdp_totals {
+	struct pl_xdp_count verdict[PL_XDP_VERDICTS];
+	__u64 reason[PL_REASON_MAX];
+	struct pl_xdp_lab lab; /* first_ns the earliest, last_ns the latest */
+	uint64_t end_count;    /* sum over flows of their end markers' seq */
+};
+
+struct xsk_rx {
+	const struct xsk_cfg *cfg;
+	struct pathlab *skel;
+	int ifindex;
+	int link_fd; /* the bpf_link: closing it detaches the program */
+	unsigned queue;
+
+	/* AF_XDP only */
+	void *area; /* the UMEM: frames * frame_size bytes */
+	size_t area_len;
+	uint64_t frame_mask;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xsk_ring_prod fq; /* fill: free frames, user to kernel */
+	struct xsk_ring_cons cq; /* completion: sent frames (unused on RX) */
+	struct xsk_ring_cons rx; /* rx: filled frames, kernel to user */
+	int fd;
+	bool zerocopy, need_wakeup;
+	unsigned batch;
+	uint16_t port;
+
+	uint64_t syscalls, wakeups, empty, fill_short, map_reads;
+	uint64_t link_dropped; /* the link's rx_dropped over the run */
+	void (*rx_loop)(struct xsk_rx *rx);
+	struct pl_run run;
+	struct pl_rx_stats stats;
+	struct xdp_statistics xs0, xs; /* XDP_STATISTICS before and after */
+	struct xdp_totals xdp;
+};
+
+/* Load our program with the action and port set, attach it; 0/-errno. */
+int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+
+/* Detach and unload the program. */
+void xdp_prog_teardown(struct xsk_rx *rx);
+
+/* UMEM, fill ring, socket on the queue, entry in our xsks map; 0/-errno. */
+int xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+
+/* Undo xsk_setup(). */
+void xsk_teardown(struct xsk_rx *rx);
+
+/* Read the socket's XDP_STATISTICS into *st; 0/-errno. */
+int xsk_read_stats(const struct xsk_rx *rx, struct xdp_statistics *st);
+
+/* Read the program's lab-port entry (cheap: one lookup); 0/-errno. */
+int xdp_read_lab(struct xsk_rx *rx);
+
+/* Sum all of the program's per-CPU counters into rx->xdp; 0/-errno. */
+int xdp_read_totals(struct xsk_rx *rx);
+
+#endif

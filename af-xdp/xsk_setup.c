@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Setting up and tearing down the XDP / AF_XDP path: our XDP program
+ * (loaded through its libbpf skeleton and attached with a bpf_link, so it
+ * goes away with the process even after kill -9), the UMEM with its fill
+ * and completion rings, the socket with its RX ring, and the entry that
+ * puts the socket into the program's xsks map. Each setup returns 0 or
+ * -errno and undoes itself on failure; each teardown mirrors its setup.
+ */
+#include "rx_xsk.h"
+#include "pathlab.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* 8< xdp-prog-setup */
+int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts,
+		    .flags = c->attach == ATTACH_SKB ? XDP_FLAGS_SKB_MODE
+						     : XDP_FLAGS_DRV_MODE);
+	int err;
+
+	rx->ifindex = (int)if_nametoindex(c->iface);
+	if (!rx->ifindex)
+		return -ENODEV;
+	rx->skel = pathlab__open();
+	if (!rx->skel)
+		return -errno;
+	/* .rodata is frozen at load: the verifier sees constants. */
+	rx->skel->rodata->lab_port = (__u16)c->port;
+	rx->skel->rodata->lab_action = (__u32)c->action;
+	err = pathlab__load(rx->skel);
+	if (err)
+		goto out_destroy;
+	rx->link_fd =
+		bpf_link_create(bpf_program__fd(rx->skel->progs.pathlab_xdp),
+				rx->ifindex, BPF_XDP, &opts);
+	if (rx->link_fd < 0) {
+		err = -errno;
+		goto out_destroy;
+	}
+	return 0;
+
+out_destroy:
+	pathlab__destroy(rx->skel);
+	rx->skel = NULL;
+	return err;
+}
+/* >8 xdp-prog-setup */
+
+/* Detach the program (close its link) and unload it with its maps. */
+void xdp_prog_teardown(struct xsk_rx *rx)
+{
+	close(rx->link_fd);
+	pathlab__destroy(rx->skel);
+	rx->skel = NULL;
+}
+
+/* 8< umem-create */
+/* Register the UMEM and create its fill and completion rings. */
+static int umem_create(struct xsk_rx *rx, const struct xsk_cfg *c)
+{
+	const struct xsk_umem_config ucfg = {
+		/* Room for every frame: refilling can never fall short. */
+		.fill_size = c->frames,
+		.comp_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
+		.frame_size = c->frame_size,
+		.frame_headroom = c->headroom,
+	};
+
+	return xsk_umem__create(&rx->umem, rx->area, rx->area_len, &rx->fq,
+				&rx->cq, &ucfg);
+}
+/* >8 umem-create */
+
+/* 8< xsk-create */
+/* A UMEM and an RX-only socket on the queue, zero-copy or copy. */
+static int socket_create(struct xsk_rx *rx, const struct xsk_cfg *c,
+			 bool zerocopy)
+{
+	const struct xsk_socket_config scfg = {
+		.rx_size = c->ring,
+		/* Our program, not libxdp's default that steals ARP. */
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = (zerocopy ? XDP_ZEROCOPY : XDP_COPY) |
+			      (c->need_wakeup ? XDP_USE_NEED_WAKEUP : 0),
+	};
+	int err;
+
+	err = umem_create(rx, c);
+	if (err)
+		return err;
+	err = xsk_socket__create(&rx->xsk, c->iface, c->queue, rx->umem,
+				 &rx->rx, NULL, &scfg);
+	if (err) {
+		xsk_umem__delete(rx->umem);
+		rx->umem = NULL;
+	}
+	return err;
+}
+/* >8 xsk-create */
+
+/* 8< fill-all */
+/* Hand every frame of the UMEM to the kernel through the fill ring. */
+static int fill_all(struct xsk_rx *rx, unsigned frames, unsigned frame_size)
+{
+	uint32_t idx, i;
+
+	if (xsk_ring_prod__reserve(&rx->fq, frames, &idx) != frames)
+		return -ENOSPC;
+	for (i = 0; i < frames; i++)
+		*xsk_ring_prod__fill_addr(&rx->fq, idx + i) =
+			(uint64_t)i * frame_size;
+	xsk_ring_prod__submit(&rx->fq, frames);
+	return 0;
+}
+/* >8 fill-all */
+
+/* Bind as asked: copy, zero-copy, or zero-copy with a fallback to copy. */
+static int socket_bind(struct xsk_rx *rx, const struct xsk_cfg *c)
+{
+	int err;
+
+	if (c->bind == BIND_COPY)
+		return socket_create(rx, c, false);
+	err = socket_create(rx, c, true);
+	rx->zerocopy = !err;
+	if (err && c->bind == BIND_AUTO)
+		err = socket_create(rx, c, false);
+	return err;
+}
+
+int xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+{
+	int map_fd = bpf_map__fd(rx->skel->maps.xsks);
+	int err;
+
+	rx->area_len = (size_t)c->frames * c->frame_size;
+	rx->area = mmap(NULL, rx->area_len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rx->area == MAP_FAILED)
+		return -errno;
+	rx->frame_mask = ~((uint64_t)c->frame_size - 1);
+	err = socket_bind(rx, c);
+	if (err)
+		goto out_unmap;
+	err = fill_all(rx, c->frames, c->frame_size);
+	if (err)
+		goto out_delete_socket;
+	/* 8< xskmap-insert */
+	err = xsk_socket__update_xskmap(rx->xsk, map_fd);
+	/* >8 xskmap-insert */
+	if (err)
+		goto out_delete_socket;
+	rx->fd = xsk_socket__fd(rx->xsk);
+	rx->queue = c->queue;
+	rx->need_wakeup = c->need_wakeup;
+	return xsk_read_stats(rx, &rx->xs0);
+
+out_delete_socket:
+	xsk_socket__delete(rx->xsk);
+	xsk_umem__delete(rx->umem);
+out_unmap:
+	munmap(rx->area, rx->area_len);
+	return err;
+}
+
+void xsk_teardown(struct xsk_rx *rx)
+{
+	/* Out of the map first: the program stops redirecting to us. */
+	bpf_map_delete_elem(bpf_map__fd(rx->skel->maps.xsks), &rx->queue);
+	xsk_socket__delete(rx->xsk);
+	xsk_umem__delete(rx->umem);
+	munmap(rx->area, rx->area_len);
+}
+
+int xsk_read_stats(const struct xsk_rx *rx, struct xdp_statistics *st)
+{
+	socklen_t len = sizeof(*st);
+
+	memset(st, 0, sizeof(*st));
+	return getsockopt(rx->fd, SOL_XDP, XDP_STATISTICS, st, &len) ? -errno
+								     : 0;
+}
+
+/* Sum a per-CPU array entry of u64 fields (n of them) over ncpu CPUs. */
+static int sum_percpu(int fd, uint32_t key, __u64 *out, unsigned n, int ncpu)
+{
+	__u64 v[ncpu * n];
+	int cpu;
+	unsigned i;
+
+	if (bpf_map_lookup_elem(fd, &key, v))
+		return -errno;
+	for (cpu = 0; cpu < ncpu; cpu++)
+		for (i = 0; i < n; i++)
+			out[i] += v[cpu * n + i];
+	return 0;
+}
+
+/* The lab entry: sums, but the earliest first_ns and the latest last_ns. */
+static int read_lab(int fd, int ncpu, struct pl_xdp_lab *t)
+{
+	struct pl_xdp_lab v[ncpu];
+	uint32_t key = 0;
+	int cpu;
+
+	if (bpf_map_lookup_elem(fd, &key, v))
+		return -errno;
+	memset(t, 0, sizeof(*t));
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		t->data += v[cpu].data;
+		t->end_markers += v[cpu].end_markers;
+		t->no_socket += v[cpu].no_socket;
+		if (v[cpu].first_ns &&
+		    (!t->first_ns || v[cpu].first_ns < t->first_ns))
+			t->first_ns = v[cpu].first_ns;
+		if (v[cpu].last_ns > t->last_ns) {
+			t->last_ns = v[cpu].last_ns;
+			t->payload_len = v[cpu].payload_len;
+		}
+	}
+	return 0;
+}
+
+int xdp_read_lab(struct xsk_rx *rx)
+{
+	rx->map_reads++;
+	return read_lab(bpf_map__fd(rx->skel->maps.lab),
+			libbpf_num_possible_cpus(), &rx->xdp.lab);
+}
+
+int xdp_read_totals(struct xsk_rx *rx)
+{
+	const struct pathlab *s = rx->skel;
+	struct xdp_totals *t = &rx->xdp;
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	uint32_t k;
+	uint64_t v;
+
+	memset(t->verdict, 0, sizeof(t->verdict));
+	memset(t->reason, 0, sizeof(t->reason));
+	t->end_count = 0;
+	for (k = 0; k < PL_XDP_VERDICTS && !err; k++)
+		err = sum_percpu(bpf_map__fd(s->maps.verdicts), k,
+				 &t->verdict[k].packets, 2, ncpu);
+	for (k = 0; k < PL_REASON_MAX && !err; k++)
+		err = sum_percpu(bpf_map__fd(s->maps.reasons), k, &t->reason[k],
+				 1, ncpu);
+	for (k = 0; k < PL_XDP_FLOWS && !err; k++) {
+		err = bpf_map_lookup_elem(bpf_map__fd(s->maps.end_counts), &k,
+					  &v)
+			      ? -errno
+			      : 0;
+		t->end_count += v;
+	}
+	return err ? err : xdp_read_lab(rx);
+}

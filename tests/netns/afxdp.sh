@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The XDP and AF_XDP path in the lab: the program loads and attaches; paced
+# datagrams all reach the AF_XDP socket and the program's counters agree;
+# at full speed and on overrun every loss is attributed; ARP and other
+# ports still reach the kernel while the program is attached; malformed
+# frames are counted by reason and never redirected; XDP drop counts what
+# was sent while Udp InDatagrams stays flat; zero-copy on veth fails with a
+# clear message; after kill -9 nothing stays attached or pinned.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+RX_XSK=$BUILD/af-xdp/pathlab-rx-xsk
+if [ ! -x "$RX_XSK" ]; then
+	echo "SKIP: $RX_XSK not built (libbpf, libxdp, clang, bpftool)"
+	exit 77
+fi
+netns_setup
+
+RX="--iface $PL_RX_IF --cpu 1 --idle-timeout 3000"
+TX="--iface $PL_TX_IF --cpu 0"
+RXNS=$(topo_ns rx)
+TXNS=$(topo_ns tx)
+
+# True if an XDP program is attached to any link of namespace $1 ("" = root).
+xdp_attached() {
+	local n=()
+	[ -z "$1" ] || n=(-n "$1")
+	ip "${n[@]}" -d link show | grep -q 'prog/xdp'
+}
+
+# 0. The object passes the verifier and attaches; nothing stays behind.
+if ns_exec rx "$RX_XSK" --iface "$PL_RX_IF" --action pass --duration 0.2 \
+	--quiet >"$TMP/load.out" 2>&1; then
+	ok "load: the program passes the verifier and attaches (native)"
+else
+	bad "load: $(cat "$TMP/load.out")"
+fi
+if xdp_attached "$RXNS"; then
+	bad "load: an XDP program is still attached after a clean exit"
+else
+	ok "load: detached after a clean exit"
+fi
+
+# 1. 100,000 datagrams paced: all reach the socket, the program agrees.
+run_pair paced "$RX_XSK" "$RX --count 100000" \
+	"$TX --count 100000 --rate 50000 --batch 8"
+f=$TMP/paced.json
+check "paced: generator sent 100000" '.sent == 100000 and .gen.send_errors == 0' "$f"
+check "paced: all received, none lost" \
+	'.received == 100000 and .lost == 0 and .unattributed == 0' "$f"
+check "paced: AF_XDP in copy mode (auto on veth), one copy by design" \
+	'.path == "afxdp" and .mode == "copy" and .afxdp.bind == "copy" and
+	 .copies_per_packet == 1 and .copies_source == "by_design"' "$f"
+check "paced: the program redirected every datagram it counted" \
+	'.afxdp.prog.lab_data == .sent and
+	 .afxdp.prog.verdicts.redirect.packets ==
+	   .afxdp.prog.lab_data + .afxdp.prog.lab_end_markers and
+	 .afxdp.prog.by_reason.ok == .afxdp.prog.verdicts.redirect.packets' "$f"
+check "paced: the stack saw none of them (Udp InDatagrams flat)" \
+	'.kernel_udp_in_datagrams == 0 and .link_rx_packets >= .sent' "$f"
+check "paced: no socket drops, no bad frames" \
+	'.afxdp.xdp_statistics.rx_dropped == 0 and .bad == 0 and .duplicates == 0' "$f"
+
+# 2. Full speed: whatever is missing is attributed.
+run_pair full "$RX_XSK" "$RX --count 300000" "$TX --count 300000"
+f=$TMP/full.json
+check "full speed: every loss attributed (unattributed 0)" \
+	'.unattributed == 0 and .received + .lost == .sent' "$f" \
+	'{sent, received, lost, drops, unattributed}'
+echo "   full speed: $(jq -c '{sent, received, lost, drops, pps}' "$f")"
+
+# 2b. Overrun on purpose (tiny UMEM, receiver sharing the sender's CPU).
+run_pair overrun "$RX_XSK" \
+	"--iface $PL_RX_IF --cpu 0 --idle-timeout 3000 --frames 64 --ring 64 --loop poll" \
+	"$TX --count 200000"
+f=$TMP/overrun.json
+check "overrun: packets were lost, and every one is attributed" \
+	'.lost > 0 and .unattributed == 0' "$f" '{sent, received, lost, drops, unattributed, afxdp: .afxdp.xdp_statistics}'
+echo "   overrun: $(jq -c '{sent, received, lost, drops}' "$f")"
+
+# 3. Poll loop without need_wakeup: still exact, now with system calls.
+run_pair poll "$RX_XSK" "$RX --count 20000 --loop poll --need-wakeup off" \
+	"$TX --count 20000 --rate 20000 --batch 8"
+f=$TMP/poll.json
+check "poll loop: all received, poll() counted" \
+	'.received == 20000 and .lost == 0 and .syscalls > 0 and
+	 .afxdp.need_wakeup == false and .afxdp.loop == "poll"' "$f"
+
+# 4. ARP and other ports reach the kernel while the program is attached.
+# The tx side's static neighbour entry goes, so the sender must ARP.
+ns_spawn pid rx "$RX_XSK" $RX --duration 4 --ready "$TMP/other.ready" \
+	--json "$TMP/other.json" --quiet 2>"$TMP/other.err"
+NETNS_PIDS="${NETNS_PIDS:-} $pid"
+if wait_file "$TMP/other.ready" "$pid"; then
+	ip -n "$TXNS" neigh del "$PL_RX_ADDR" dev "$PL_TX_IF"
+	ns_exec tx "$GEN" --dst "$PL_RX_ADDR" --port 9001 $TX --count 1000 \
+		--rate 10000 --quiet --json "$TMP/other.gen.json" 2>/dev/null
+	ip -n "$TXNS" neigh show "$PL_RX_ADDR" dev "$PL_TX_IF" >"$TMP/neigh.txt"
+	ip -n "$TXNS" neigh replace "$PL_RX_ADDR" lladdr "$PL_RX_MAC" \
+		dev "$PL_TX_IF" nud permanent
+	wait "$pid"
+	f=$TMP/other.json
+	if grep -q "$PL_RX_MAC" "$TMP/neigh.txt"; then
+		ok "ARP: the receiver's kernel answered while XDP was attached"
+	else
+		bad "ARP: no answer: $(cat "$TMP/neigh.txt")"
+	fi
+	check "ARP: the program passed it on (other_l2)" \
+		'.afxdp.prog.by_reason.other_l2 >= 1' "$f"
+	check "other port: 1000 datagrams passed to the stack (NoPorts)" \
+		'.afxdp.prog.by_reason.other_port >= 1000 and
+		 .kernel_udp_no_ports >= 1000 and .afxdp.prog.lab_data == 0' "$f" \
+		'{p: .afxdp.prog.by_reason, no_ports: .kernel_udp_no_ports}'
+else
+	bad "other: receiver did not start: $(cat "$TMP/other.err")"
+fi
+
+# 5. Every 10th frame malformed: counted by reason, never redirected.
+run_pair bad "$RX_XSK" "$RX --count 20000" \
+	"$TX --count 20000 --rate 20000 --batch 4 --tx packet --bad-every 10"
+f=$TMP/bad.json
+check "malformed: good datagrams all received" \
+	'.received == .sent and .sent == 20000' "$f"
+for r in vlan_trunc ip_trunc ip_version ip_ihl ip_totlen ip_csum ip_frag \
+	udp_trunc udp_len hdr_trunc magic version; do
+	check "malformed: $r counted by the program" \
+		".afxdp.prog.by_reason.$r == .gen.bad_sent_by_reason.$r and .afxdp.prog.by_reason.$r > 0" \
+		"$f" "{prog: .afxdp.prog.by_reason.$r, sent: .gen.bad_sent_by_reason.$r}"
+done
+check "malformed: none redirected (the socket saw only bad checks)" \
+	'.bad == .bad_by_reason.check and
+	 .bad_by_reason.check == .gen.bad_sent_by_reason.check' "$f" \
+	'{bad, bad_by_reason, sent: .gen.bad_sent_by_reason}'
+echo "   malformed: $(jq -c '{sent_bad: .gen.bad_sent_by_reason, prog: .afxdp.prog.by_reason}' "$f")"
+
+# 6. XDP drop: the program alone counts what was sent; the stack sees none.
+run_pair drop "$RX_XSK" "$RX --action drop --count 100000" \
+	"$TX --count 100000"
+f=$TMP/drop.json
+check "xdp drop: counts exactly what was sent" \
+	'.path == "xdp" and .mode == "drop" and .received_source == "xdp_map" and
+	 .received == .sent and .sent == 100000 and .unattributed == 0' "$f"
+check "xdp drop: link rx grows, Udp InDatagrams flat" \
+	'.link_rx_packets >= .sent and .kernel_udp_in_datagrams == 0 and
+	 .kernel_udp_no_ports == 0' "$f"
+check "xdp drop: the program dropped them, no copies" \
+	'.xdp.prog.verdicts.drop.packets == .received + .xdp.prog.lab_end_markers and
+	 .copies_per_packet == 0' "$f"
+
+# 7. Zero-copy on veth: refused with a clear message, exit 77.
+ns_exec rx "$RX_XSK" --iface "$PL_RX_IF" --bind zerocopy --duration 0.2 \
+	--quiet >"$TMP/zc.out" 2>&1
+rc=$?
+if [ $rc -eq 77 ] && grep -q "zero-copy needs a NIC driver" "$TMP/zc.out"; then
+	ok "zero-copy on veth: refused with the driver message (exit 77)"
+else
+	bad "zero-copy on veth: exit $rc: $(cat "$TMP/zc.out")"
+fi
+
+# 8. kill -9: the bpf_link dies with the process; nothing stays attached.
+ns_spawn pid rx "$RX_XSK" --iface "$PL_RX_IF" --ready "$TMP/kill.ready" \
+	--quiet 2>"$TMP/kill.err"
+NETNS_PIDS="${NETNS_PIDS:-} $pid"
+if wait_file "$TMP/kill.ready" "$pid" && xdp_attached "$RXNS"; then
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	sleep 0.2
+	if xdp_attached "$RXNS" || xdp_attached "$TXNS"; then
+		bad "kill -9: an XDP program is still attached in the lab"
+		ip -n "$RXNS" -d link show "$PL_RX_IF"
+	else
+		ok "kill -9: no XDP program attached in either lab namespace"
+	fi
+else
+	bad "kill -9: receiver did not start or attach: $(cat "$TMP/kill.err")"
+fi
+topo_down >/dev/null 2>&1
+if ip -d link show | grep -q 'name pathlab_xdp'; then
+	bad "teardown: our XDP program is attached in the root namespace"
+else
+	ok "teardown: no pathlab XDP program in the root namespace"
+fi
+if ls -A /sys/fs/bpf 2>/dev/null | grep -qi -e pathlab -e xsks; then
+	bad "teardown: something of ours is pinned under /sys/fs/bpf"
+else
+	ok "teardown: nothing of ours pinned under /sys/fs/bpf"
+fi
+
+netns_finish
