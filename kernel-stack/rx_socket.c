@@ -9,7 +9,7 @@
  *
  * setup() -> rx_loop() -> teardown(), the shape every path copies.
  */
-#include "clock.h"
+#include "rx_socket.h"
 #include "link.h"
 #include "opt.h"
 #include "report.h"
@@ -32,70 +32,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_BATCH   1024
-#define BUF_LEN	    2048 /* one datagram of a 1500-byte MTU fits */
-#define CMSG_LEN_TS CMSG_SPACE(sizeof(struct scm_timestamping))
-
 static const char *const modes[] = { "recvmmsg", "recvfrom", NULL };
 static const char *const loops[] = { "block", "busy", NULL };
 static const char *const workloads[] = { "throughput", "latency", "visibility",
 					 NULL };
-enum { MODE_RECVMMSG, MODE_RECVFROM };
-enum { LOOP_BLOCK, LOOP_BUSY };
-
-struct cfg {
-	const char *bind, *iface, *env, *json, *ready;
-	unsigned port, batch, rcvbuf, idle_ms, cpu;
-	int mode, loop, workload;
-	uint64_t count;
-	double duration_s;
-	bool stamps, quiet;
-};
-
-struct sock_rx {
-	int fd;
-	int flags; /* MSG_WAITFORONE (block) or MSG_DONTWAIT (busy) */
-	unsigned batch;
-	int rcvbuf;	      /* what the kernel granted */
-	int64_t realtime_off; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	uint64_t syscalls, empty, wakeups;
-	void (*rx_loop)(struct sock_rx *rx);
-	struct pl_run run;
-	struct pl_rx_stats stats;
-	struct mmsghdr msgs[MAX_BATCH];
-	struct iovec iov[MAX_BATCH];
-	uint8_t (*bufs)[BUF_LEN];
-	uint8_t (*cmsg)[CMSG_LEN_TS];
-};
-
-/* The kernel's software RX stamp of one datagram, in monotonic ns, or 0. */
-static uint64_t rx_stamp(const struct sock_rx *rx, struct msghdr *mh)
-{
-	struct scm_timestamping *ts;
-	struct cmsghdr *cm;
-
-	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    cm->cmsg_type != SCM_TIMESTAMPING)
-			continue;
-		ts = (struct scm_timestamping *)CMSG_DATA(cm);
-		return pl_timespec_ns(&ts->ts[0]) - (uint64_t)rx->realtime_off;
-	}
-	return 0;
-}
-
-/* Parse and account one datagram handed to us at now. */
-static inline enum pl_reason rx_one(struct sock_rx *rx, const void *buf,
-				    size_t len, uint64_t now, struct pl_pkt *p)
-{
-	enum pl_reason r = pl_parse_payload(buf, len, p);
-
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
-}
 
 /* 8< socket-rx-loop */
 /* Receive a batch per system call; the kernel copies each payload to us. */
@@ -219,14 +159,14 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 		goto out_free;
 	}
 	err = set_rcvbuf(rx->fd, c->rcvbuf, &rx->rcvbuf);
-	if (!err && c->stamps &&
+	if (!err && (c->stamps || c->trace) &&
 	    setsockopt(rx->fd, SOL_SOCKET, SO_TIMESTAMPING, &on, sizeof(on)))
 		err = -errno;
 	if (!err && bind(rx->fd, (struct sockaddr *)&addr, sizeof(addr)))
 		err = -errno;
 	if (err)
 		goto out_close;
-	init_msgs(rx, c->stamps);
+	init_msgs(rx, c->stamps || c->trace);
 	rx->realtime_off = pl_realtime_offset_ns();
 	if (c->mode == MODE_RECVFROM) {
 		rx->flags = c->loop == LOOP_BUSY ? MSG_DONTWAIT : 0;
@@ -235,6 +175,12 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 		rx->flags =
 			c->loop == LOOP_BUSY ? MSG_DONTWAIT : MSG_WAITFORONE;
 		rx->rx_loop = c->stamps ? recvmmsg_stamped_loop : recvmmsg_loop;
+	}
+	if (c->trace) {
+		/* Chosen once, here: the plain loop carries no trace code. */
+		rx->rx_plain = rx->rx_loop;
+		rx->rx_loop = recvmmsg_traced_loop;
+		socket_trace_setup(rx, c);
 	}
 	return 0;
 
@@ -249,6 +195,7 @@ out_free:
 /* Undo socket_setup(). */
 static void socket_teardown(struct sock_rx *rx)
 {
+	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	close(rx->fd);
 	free(rx->cmsg);
 	free(rx->bufs);
@@ -365,16 +312,27 @@ int main(int argc, char **argv)
 		  "create FILE once ready to receive" },
 		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
 		  "no progress lines and no table" },
+		{ "trace", PL_OPT_U32, &c.trace, "N",
+		  "step through the first N datagrams", 1, 100000 },
+		{ "trace-file", PL_OPT_STR, &c.trace_file, "FILE",
+		  "write the trace to FILE (stderr)" },
 		{ 0 }
 	};
 
 	err = pl_opt_parse(argc, argv, opts, "[options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
-	if (c.stamps && c.mode == MODE_RECVFROM) {
+	if ((c.stamps || c.trace) && c.mode == MODE_RECVFROM) {
 		fprintf(stderr,
-			"pathlab-rx-socket: --rx-stamps needs --mode "
-			"recvmmsg (stamps arrive as control messages)\n");
+			"pathlab-rx-socket: --rx-stamps and --trace need "
+			"--mode recvmmsg (stamps arrive as control "
+			"messages)\n");
+		return PL_EXIT_USAGE;
+	}
+	if (c.trace &&
+	    (err = pl_trace_open(&rx.trace, c.trace, "pkt", c.trace_file))) {
+		fprintf(stderr, "pathlab-rx-socket: --trace-file %s: %s\n",
+			c.trace_file, strerror(-err));
 		return PL_EXIT_USAGE;
 	}
 	if (c.cpu != UINT_MAX && (err = pl_pin_cpu(c.cpu))) {

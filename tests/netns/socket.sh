@@ -80,4 +80,43 @@ else
 	echo "skip: strace not installed, syscall cross-check not run"
 fi
 
+# 5. --trace: the first 20 datagrams step by step, the values of this run.
+run_pair trace "$RX_SOCKET" "$RX --count 500 --trace 20 --trace-file $TMP/trace.txt" \
+	"$TX --count 500 --rate 2000 --batch 2 --size 128"
+tr=$TMP/trace.txt
+steps=$(awk '/^\[pkt/ { print $5 }' "$tr" | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }')
+if [ "$(grep -c '^\[pkt' "$tr")" -eq 80 ] &&
+	[ "$(grep -c 'softirq: IP, UDP' "$tr")" -eq 20 ] &&
+	[ "$(grep -c 'recvmmsg()' "$tr")" -eq 20 ] &&
+	[ "$(grep -c 'copy skb' "$tr")" -eq 20 ] &&
+	[ "$(grep -c 'parse pathlab header' "$tr")" -eq 20 ]; then
+	ok "trace: 20 datagrams, four steps each ($steps)"
+else
+	bad "trace: expected 4 x 20 steps, got: $steps"
+fi
+# Per datagram, in order: kernel queue, the call, the copy, the parse.
+order=$(grep '^\[pkt' "$tr" |
+	sed -E 's/^\[pkt +([0-9]+)\] +[-0-9.]+ +[a-z]+ +[a-z]+ +(....).*/\1 \2/' |
+	awk '{ s[$1] = s[$1] $2 } END { for (k in s) print s[k] }' | sort -u)
+if [ "$order" = "softrecvcopypars" ]; then
+	ok "trace: every datagram went kernel -> recvmmsg -> copy -> parse"
+else
+	bad "trace: step order per datagram: $order"
+fi
+seqs=$(grep 'parse pathlab header' "$tr" | sed 's/.* seq=\([0-9]*\).*/\1/' | tr '\n' ' ')
+[ "$seqs" = "$(seq -s ' ' 0 19) " ] && ok "trace: sequence numbers 0..19 in order" ||
+	bad "trace: sequence numbers were: $seqs"
+lens=$(grep 'copy skb' "$tr" | sed 's/.* len=\([0-9]*\).*/\1/' | sort -u)
+[ "$lens" = "$(jq .payload_bytes "$TMP/trace.json")" ] && ok "trace: copied lengths = payload ($lens B)" ||
+	bad "trace: copied lengths '$lens'"
+calls=$(grep 'recvmmsg()' "$tr" | sed 's/.* call=\([0-9]*\).*/\1/' | tr '\n' ' ')
+last=$(echo "$calls" | awk '{ print $NF }')
+sorted=$(echo "$calls" | tr ' ' '\n' | sed '/^$/d' | sort -n | tr '\n' ' ')
+if [ "$calls" = "$sorted" ] && [ "$last" -le "$(jq .syscalls "$TMP/trace.json")" ]; then
+	ok "trace: call numbers advance and stay within the run's $(jq .syscalls "$TMP/trace.json") calls"
+else
+	bad "trace: call numbers '$calls'"
+fi
+check "trace: the traced run still received everything" '.received == 500 and .lost == 0' "$TMP/trace.json"
+
 netns_finish

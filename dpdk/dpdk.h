@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the three files of the DPDK receiver share: the configuration, the
+ * EAL arguments built for the lab, and the port with its mempool.
+ *
+ *   eal.c     EAL arguments: lab defaults, hugepages, the PCI safety rules
+ *   port.c    mempool, port setup and teardown, the PMD's counters
+ *   rx_dpdk.c options, the poll loop, the report
+ */
+#ifndef PATHLAB_DPDK_H
+#define PATHLAB_DPDK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "report.h"
+
+#define EAL_MAX_ARGS 32
+
+enum { VDEV_AF_PACKET, VDEV_AF_XDP };
+
+struct cfg {
+	const char *iface, *pci, *env, *json, *ready;
+	unsigned burst, rx_desc, mbufs, idle_ms, cpu;
+	int vdev, workload;
+	uint64_t count;
+	double duration_s;
+	bool xstats, quiet;
+};
+
+/* The EAL command line we pass to rte_eal_init() and the facts behind it. */
+struct eal_args {
+	int argc;
+	char *argv[EAL_MAX_ARGS];	 /* rte_eal_init() permutes these */
+	const char *shown[EAL_MAX_ARGS]; /* the same, in the order given */
+	char store[1024];		 /* the strings argv points into */
+	size_t used;
+	bool built;	  /* by us from --iface/--pci, not given by the user */
+	char prefix[64];  /* --file-prefix in use ("rte" by default) */
+	bool prefix_ours; /* pathlab-PID, chosen by us */
+	bool huge;	  /* hugepages used */
+	uint64_t huge_kb; /* default hugepage size */
+	uint64_t huge_free; /* free pages when we started */
+	unsigned mem_mb;    /* -m */
+	const char *note;   /* why no hugepages, or NULL */
+};
+
+/* EAL arguments for the lab or a real NIC from the options; 0 or -errno. */
+int eal_args_build(struct eal_args *e, const struct cfg *c,
+		   const char *const *vdevs);
+
+/* Refuse a PCI device that carries a default route; warn about mlx5. */
+int eal_check_pci(const char *pci);
+
+/* Remove runtime and hugepage files left by receivers that were killed. */
+void eal_sweep_stale(void);
+
+/* Note the --file-prefix of EAL arguments the user gave. */
+void eal_args_prefix(struct eal_args *e);
+
+/* At exit, remove the runtime directory of the prefix in use. */
+void eal_remove_runtime_at_exit(const struct eal_args *e);
+
+/* The port, its pool, and the PMD's counters read at the end of a run. */
+struct dpdk_port {
+	uint16_t id;
+	struct rte_mempool *pool;
+	char driver[32];
+	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+	uint64_t ring_drops; /* af_packet: PACKET_STATISTICS tp_drops */
+	bool have_ring_drops;
+	unsigned nxstats;
+	char (*xstat_names)[64];
+	uint64_t *xstat_values;
+};
+
+/* Mempool, one RX queue, promiscuous, started; 0 or -errno. */
+int port_setup(struct dpdk_port *p, const struct cfg *c);
+
+/* Reset the PMD's counters (and the socket's) before a run. */
+void port_stats_reset(struct dpdk_port *p);
+
+/* Read the PMD's counters (and xstats if asked) after a run; 0/-errno. */
+int port_stats_read(struct dpdk_port *p, bool xstats);
+
+/* The counters under "eth_stats" (and "xstats") of the nested object. */
+void port_stats_json(struct pl_json *j, const struct dpdk_port *p);
+
+/* Stop and close the port, free the pool; undoes port_setup(). */
+void port_teardown(struct dpdk_port *p);
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* What the socket receiver's two files share: state, config, per-datagram work.
+ */
+#ifndef PATHLAB_RX_SOCKET_H
+#define PATHLAB_RX_SOCKET_H
+
+#include "clock.h"
+#include "run.h"
+#include "stats.h"
+#include "trace.h"
+#include "wire.h"
+
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define MAX_BATCH   1024
+#define BUF_LEN	    2048 /* one datagram of a 1500-byte MTU fits */
+#define CMSG_LEN_TS CMSG_SPACE(sizeof(struct scm_timestamping))
+
+enum { MODE_RECVMMSG, MODE_RECVFROM };
+enum { LOOP_BLOCK, LOOP_BUSY };
+
+struct cfg {
+	const char *bind, *iface, *env, *json, *ready;
+	unsigned port, batch, rcvbuf, idle_ms, cpu;
+	int mode, loop, workload;
+	uint64_t count;
+	double duration_s;
+	bool stamps, quiet;
+	unsigned trace;
+	const char *trace_file;
+};
+
+struct sock_rx {
+	int fd;
+	int flags; /* MSG_WAITFORONE (block) or MSG_DONTWAIT (busy) */
+	unsigned batch;
+	int rcvbuf;	      /* what the kernel granted */
+	int64_t realtime_off; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t syscalls, empty, wakeups;
+	void (*rx_loop)(struct sock_rx *rx);
+	void (*rx_plain)(struct sock_rx *rx); /* after the traced part */
+	struct pl_trace trace;
+	struct pl_run run;
+	struct pl_rx_stats stats;
+	struct mmsghdr msgs[MAX_BATCH];
+	struct iovec iov[MAX_BATCH];
+	uint8_t (*bufs)[BUF_LEN];
+	uint8_t (*cmsg)[CMSG_LEN_TS];
+};
+
+/* The kernel's software RX stamp of one datagram, in monotonic ns, or 0. */
+static inline uint64_t rx_stamp(const struct sock_rx *rx, struct msghdr *mh)
+{
+	struct scm_timestamping *ts;
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_TIMESTAMPING)
+			continue;
+		ts = (struct scm_timestamping *)CMSG_DATA(cm);
+		return pl_timespec_ns(&ts->ts[0]) - (uint64_t)rx->realtime_off;
+	}
+	return 0;
+}
+
+/* Parse and account one datagram handed to us at now. */
+static inline enum pl_reason rx_one(struct sock_rx *rx, const void *buf,
+				    size_t len, uint64_t now, struct pl_pkt *p)
+{
+	enum pl_reason r = pl_parse_payload(buf, len, p);
+
+	if (r == PL_OK)
+		pl_stats_good(&rx->stats, p, now);
+	else
+		pl_stats_reject(&rx->stats, r);
+	return r;
+}
+
+/* The traced loop (trace_socket.c): --trace N datagrams, then rx_plain. */
+void recvmmsg_traced_loop(struct sock_rx *rx);
+
+/* Record the one-time setup of the socket as trace events. */
+void socket_trace_setup(struct sock_rx *rx, const struct cfg *c);
+
+#endif

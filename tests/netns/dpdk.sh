@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# The DPDK path in the lab, on both virtual devices (net_af_packet and
+# net_af_xdp on the veth): exact counts at a sustainable rate, every loss
+# attributed at full speed, NoPorts showing that af_packet leaves the kernel
+# stack in the path, malformed frames counted by reason in our parser, runs
+# in a row and at once that do not collide, clear errors for bad arguments,
+# and no runtime files left, even by a receiver killed with SIGKILL.
+#
+# Who cleans up after SIGKILL: a killed receiver cannot run
+# rte_eal_cleanup(), so its /var/run/dpdk/pathlab-PID stays. The next
+# pathlab-rx-dpdk to start removes every pathlab-PID directory whose PID is
+# dead (and only those). An af_xdp receiver also leaves its XDP program on
+# the interface; the lab teardown (deleting the namespace) removes it.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+RX_DPDK=$BUILD/dpdk/pathlab-rx-dpdk
+if [ ! -x "$RX_DPDK" ]; then
+	echo "SKIP: $RX_DPDK not built (libdpdk not found by meson)"
+	exit 77
+fi
+netns_setup
+RUNDIR=/var/run/dpdk
+
+# Our runtime directories under /var/run/dpdk (pathlab-PID), one a line.
+runtime_left() {
+	find "$RUNDIR" -mindepth 1 -maxdepth 1 -name 'pathlab-*' 2>/dev/null
+}
+
+# True when no runtime directory of the PIDs given is left.
+none_left() {
+	local pid
+	for pid in "$@"; do
+		[ -e "$RUNDIR/pathlab-$pid" ] && return 1
+	done
+	return 0
+}
+
+TX="--iface $PL_TX_IF --cpu 0"
+for kind in af_packet af_xdp; do
+	# Deep rings: the CPUs are shared, and a receiver that loses its
+	# core for 100 ms at 50 kpps needs 5,000 slots to lose nothing.
+	RX="--iface $PL_RX_IF --vdev-kind $kind --cpu 1 --idle-timeout 3000"
+	DEEP="--rx-desc 16384 --mbufs 32767"
+
+	# 1. 100,000 datagrams at a rate the poll loop keeps up with.
+	run_pair "$kind-paced" "$RX_DPDK" "$RX $DEEP --count 100000" \
+		"$TX --count 100000 --rate 25000 --batch 8"
+	f=$TMP/$kind-paced.json
+	check "$kind paced: generator sent 100000" \
+		'.sent == 100000 and .gen.send_errors == 0' "$f"
+	check "$kind paced: all received, none lost" \
+		'.received == 100000 and .lost == 0 and .bad == 0 and .duplicates == 0' \
+		"$f" '{received, lost, drops, bad}'
+	check "$kind paced: path dpdk, mode $kind, env veth" \
+		".path == \"dpdk\" and .mode == \"$kind\" and .env == \"veth\"" "$f"
+	check "$kind paced: the PMD counted what we parsed" \
+		'.dpdk.eth_stats.ipackets >= .received + .end_markers' "$f" '.dpdk.eth_stats'
+	check "$kind paced: the poll loop mostly found nothing (it spins)" \
+		'.dpdk.empty_poll_share > 0.5 and .dpdk.polls > .received / 32' \
+		"$f" '.dpdk'
+	check "$kind paced: busy cycles per packet measured, below the loop's" \
+		'.dpdk.busy_cycles_per_packet > 0 and
+		 .dpdk.busy_cycles_per_packet < .dpdk.loop_cycles_per_packet' "$f"
+	check "$kind paced: never slept (no wake-ups)" '.wakeups_per_packet < 0.001' "$f"
+	check "$kind paced: hugepages stated" \
+		'.dpdk.hugepages.used or (.dpdk.hugepages.note | length > 0)' "$f"
+	if [ "$kind" = af_packet ]; then
+		check "af_packet: the kernel stack saw every datagram (NoPorts)" \
+			'.kernel_udp_no_ports >= .received and .kernel_udp_in_datagrams == 0' \
+			"$f" '{kernel_udp_no_ports, received}'
+		check "af_packet: two copies per packet, by design" \
+			'.copies_per_packet == 2 and .copies_source == "by_design"' "$f"
+	else
+		check "af_xdp: the kernel stack saw none of them (NoPorts 0)" \
+			'.kernel_udp_no_ports == 0 and .kernel_udp_in_datagrams == 0' \
+			"$f" '{kernel_udp_no_ports, received}'
+		check "af_xdp: one copy per packet (copy mode), by design" \
+			'.copies_per_packet == 1 and .copies_source == "by_design"' "$f"
+	fi
+	check "$kind paced: link saw every datagram" '.link_rx_packets >= .sent' "$f"
+	pfx=$(jq -r '.dpdk.eal_args | .[index("--file-prefix") + 1]' "$f")
+	if [ -n "$pfx" ] && [ ! -e "$RUNDIR/$pfx" ]; then
+		ok "$kind paced: $RUNDIR/$pfx removed by rte_eal_cleanup and exit"
+	else
+		bad "$kind paced: $RUNDIR/$pfx left behind"
+	fi
+
+	# 2. As fast as the generator goes, on a shallow ring so that the
+	# receiver may fall behind: whatever is lost is attributed.
+	run_pair "$kind-full" "$RX_DPDK" \
+		"$RX --rx-desc 256 --count 300000 --xstats" \
+		"$TX --count 300000"
+	f=$TMP/$kind-full.json
+	if [ "$kind" = af_packet ]; then
+		# The packet ring also drops frames that are not data: the end
+		# markers and the ICMP port-unreachable replies the kernel
+		# sends out (a packet socket sees outgoing frames too). Its
+		# drop count may exceed the data lost by those few.
+		check "af_packet full speed: every loss attributed (unattributed 0 .. -(markers + ICMP))" \
+			'.unattributed <= 0 and .unattributed >= -(.gen.end_markers_sent + 10)' \
+			"$f" '{sent, received, lost, drops, unattributed}'
+	else
+		# The link's rx_dropped counts dropped end markers too.
+		check "af_xdp full speed: every loss attributed (unattributed 0 .. -markers)" \
+			'.unattributed <= 0 and .unattributed >= -.gen.end_markers_sent' \
+			"$f" '{sent, received, lost, drops, unattributed}'
+	fi
+	check "$kind full speed: received + lost = sent" \
+		'.received + .lost == .sent' "$f"
+	check "$kind full speed: xstats reported" '.dpdk.xstats | length > 0' "$f"
+	echo "   $kind full speed: $(jq -c '{sent, received, lost, drops, pps}' "$f")"
+
+	# 3. Every 10th frame malformed, raw on AF_PACKET: DPDK sees the
+	# frames before any kernel check, so our parser counts every reason.
+	run_pair "$kind-bad" "$RX_DPDK" "$RX $DEEP --count 20000" \
+		"$TX --count 20000 --rate 20000 --batch 4 --tx packet --bad-every 10"
+	f=$TMP/$kind-bad.json
+	check "$kind malformed: good datagrams all received" \
+		'.received == .sent and .sent == 20000' "$f"
+	if [ "$kind" = af_packet ]; then
+		# The packet socket is a tap inside the kernel's receive path:
+		# it runs after VLAN untagging (a cut-off tag is dropped before
+		# any tap), and the PMD's fanout asks the kernel to reassemble
+		# fragments first (PACKET_FANOUT_FLAG_DEFRAG): those two
+		# reasons never reach us; the fragments show in ReasmReqds,
+		# once for the fanout and once for the stack.
+		hidden='["vlan_trunc", "ip_frag"]'
+		check "af_packet malformed: fragments held by the kernel's defrag (ReasmReqds 2x)" \
+			'.bad_by_reason.ip_frag == 0 and
+			 .kernel_ip_reasm_reqds == 2 * .gen.bad_sent_by_reason.ip_frag' \
+			"$f" '{kernel_ip_reasm_reqds, sent: .gen.bad_sent_by_reason.ip_frag}'
+		check "af_packet malformed: cut-off VLAN tags never reach a tap" \
+			'.bad_by_reason.vlan_trunc == 0 and .gen.bad_sent_by_reason.vlan_trunc > 0' "$f"
+	else
+		hidden='[]' # the XDP program sees each frame as the veth got it
+	fi
+	check "$kind malformed: every other reason counted exactly by our parser" \
+		". as \$f | [.gen.bad_sent_by_reason | to_entries[] | select(.value > 0)
+		 | .key | select(IN($hidden[]) | not)] as \$k | (\$k | length) >= 10 and
+		 all(\$k[]; \$f.bad_by_reason[.] == \$f.gen.bad_sent_by_reason[.])" \
+		"$f" '{sent: .gen.bad_sent_by_reason, ours: .bad_by_reason}'
+	check "$kind malformed: nothing counted bad that was not sent bad" \
+		".bad == ([.gen.bad_sent_by_reason | to_entries[]
+		 | select(.key | IN($hidden[]) | not) | .value] | add)" "$f"
+done
+
+# 4. Two runs in a row, then two at once (each its own file prefix).
+RX="--iface $PL_RX_IF --vdev-kind af_packet --cpu 1 --idle-timeout 3000 $DEEP"
+run_pair row1 "$RX_DPDK" "$RX --count 20000" "$TX --count 20000 --rate 20000"
+run_pair row2 "$RX_DPDK" "$RX --count 20000" "$TX --count 20000 --rate 20000"
+check "in a row: first run exact" '.received == 20000 and .lost == 0' "$TMP/row1.json"
+check "in a row: second run exact" '.received == 20000 and .lost == 0' "$TMP/row2.json"
+
+pids=()
+for i in 1 2; do
+	ns_spawn pid rx "$RX_DPDK" $RX --count 20000 --quiet \
+		--ready "$TMP/both$i.ready" --json "$TMP/both$i.json" \
+		2>"$TMP/both$i.err"
+	pids+=("$pid")
+	NETNS_PIDS="${NETNS_PIDS:-} $pid"
+	wait_file "$TMP/both$i.ready" "$pid" ||
+		bad "at once: receiver $i did not start: $(cat "$TMP/both$i.err")"
+done
+ns_exec tx "$GEN" --dst "$PL_RX_ADDR" $TX --count 20000 --rate 20000 --quiet \
+	--json "$TMP/both.gen.json" 2>"$TMP/both.gen.err"
+for i in 1 2; do
+	wait "${pids[i - 1]}" || bad "at once: receiver $i exited $?: $(cat "$TMP/both$i.err")"
+	check "at once: receiver $i got all 20000 (af_packet: each socket a copy)" \
+		'.received == 20000 and .lost == 0' "$TMP/both$i.json"
+done
+p1=$(jq -r '.dpdk.eal_args | .[index("--file-prefix") + 1]' "$TMP/both1.json")
+p2=$(jq -r '.dpdk.eal_args | .[index("--file-prefix") + 1]' "$TMP/both2.json")
+if [ "$p1" != "$p2" ] && none_left "${pids[@]}"; then
+	ok "at once: prefixes $p1 and $p2 differ, both removed"
+else
+	bad "at once: prefixes '$p1' '$p2', left: $(runtime_left)"
+fi
+
+# 5. Bad arguments: a clear error, a non-zero exit, no crash, no files.
+expect_error() { # NAME EXPECTED-TEXT ARGS...
+	local name=$1 text=$2 rc
+	shift 2
+	ns_exec rx "$RX_DPDK" "$@" >"$TMP/err.out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q -- "$text" "$TMP/err.out"; then
+		ok "$name: exit $rc, says '$text'"
+	else
+		bad "$name: exit $rc, wanted '$text': $(tail -3 "$TMP/err.out")"
+	fi
+}
+before=$(runtime_left | sort)
+expect_error "bad EAL option" "Invalid 'command line' arguments" \
+	--no-such-eal-option -- --count 1
+expect_error "bad lcore" "EAL: Invalid argument" \
+	-l 999 --no-huge --no-pci --no-shconf --file-prefix pltest$$ -- --count 1
+expect_error "bad vdev argument" "did not probe" \
+	-l 1 --no-huge -m 512 --no-pci --no-shconf --file-prefix pltest$$ \
+	--vdev=net_af_packet0,iface=$PL_RX_IF,no_such_key=1 -- --iface $PL_RX_IF --count 1
+expect_error "missing interface" "is interface nosuch0 in this network namespace" \
+	--iface nosuch0 --count 1
+expect_error "missing PCI device" "no PCI device" --pci 0000:ff:1f.7 --count 1
+expect_error "neither --iface nor --pci" "give --iface" --count 1
+# The default route's device is refused before EAL starts, so this one
+# runs in the root namespace, where the route is; nothing is touched.
+defif=$(awk '$2 == "00000000" && $8 == "00000000" { print $1; exit }' /proc/net/route)
+defdev=$(readlink -f "/sys/class/net/$defif/device" 2>/dev/null)
+case ${defdev##*/} in virtio*) defdev=${defdev%/*} ;; esac
+defpci=${defdev##*/}
+if [ -n "$defif" ] && [[ $defpci == *:*.* ]]; then
+	"$RX_DPDK" --pci "$defpci" --count 1 >"$TMP/err.out" 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q "refusing $defpci: it is $defif" "$TMP/err.out"; then
+		ok "default route's device $defpci ($defif) refused: exit 2"
+	else
+		bad "default route's device $defpci: exit $rc: $(cat "$TMP/err.out")"
+	fi
+else
+	echo "   skip: the default route has no PCI device here"
+fi
+if [ "$(runtime_left | sort)" = "$before" ] && [ ! -e "$RUNDIR/pltest$$" ]; then
+	ok "bad arguments: no runtime files left"
+else
+	bad "bad arguments: left $(runtime_left) $(ls -d "$RUNDIR/pltest$$" 2>/dev/null)"
+fi
+
+# 6. kill -9: the runtime directory stays; the next receiver removes it.
+RX="--iface $PL_RX_IF --vdev-kind af_xdp --cpu 1"
+ns_spawn pid rx "$RX_DPDK" $RX --duration 30 --quiet --ready "$TMP/kill.ready" \
+	2>"$TMP/kill.err"
+NETNS_PIDS="${NETNS_PIDS:-} $pid"
+if wait_file "$TMP/kill.ready" "$pid"; then
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	echo "   left after kill -9 of $pid: $(find "$RUNDIR/pathlab-$pid" 2>/dev/null | tr '\n' ' ')"
+	echo "   XDP on $PL_RX_IF: $(ip -n "$(topo_ns rx)" link show dev "$PL_RX_IF" | grep -o 'prog/xdp id [0-9]*\|xdp id [0-9]*' | head -1)"
+	[ -e "$RUNDIR/pathlab-$pid" ] && ok "kill -9: $RUNDIR/pathlab-$pid left (nobody ran rte_eal_cleanup)"
+	ns_exec rx "$RX_DPDK" $RX --duration 0.3 --quiet >"$TMP/next.out" 2>&1 ||
+		bad "kill -9: next receiver failed: $(tail -3 "$TMP/next.out")"
+	if none_left "$pid" && grep -q "removing $RUNDIR/pathlab-$pid" "$TMP/next.out"; then
+		ok "kill -9: the next receiver removed it and said so"
+	else
+		bad "kill -9: still left: $(runtime_left)"
+	fi
+else
+	bad "kill -9: receiver did not start: $(cat "$TMP/kill.err")"
+fi
+
+# 7. After the lab teardown: no namespaces, no runtime or hugepage files.
+topo_down >/dev/null 2>&1
+if ns_exists "$(topo_ns rx)" || ns_exists "$(topo_ns tx)"; then
+	bad "teardown: namespaces left"
+else
+	ok "teardown: namespaces removed"
+fi
+left=""
+for f in "$TMP"/*.json; do
+	p=$(jq -r '.dpdk.eal_args // [] | .[(index("--file-prefix") // -2) + 1] // empty' "$f" 2>/dev/null)
+	[ -n "$p" ] && [ -e "$RUNDIR/$p" ] && left="$left $RUNDIR/$p"
+done
+# shellcheck disable=SC2086
+none_left ${NETNS_PIDS:-} || left="$left $(runtime_left)"
+huge=$(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts |
+	while read -r m; do find "$m" -maxdepth 1 -name 'pathlab-*' 2>/dev/null; done)
+if [ -z "$left$huge" ]; then
+	ok "teardown: no runtime or hugepage files of ours left"
+else
+	bad "teardown: left $left $huge"
+fi
+
+netns_finish
