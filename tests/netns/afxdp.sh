@@ -42,7 +42,7 @@ else
 fi
 
 # 1. 100,000 datagrams paced: all reach the socket, the program agrees.
-run_pair paced "$RX_XSK" "$RX --count 100000" \
+run_pair_exact paced "$RX_XSK" "$RX --count 100000" \
 	"$TX --count 100000 --rate 50000 --batch 8"
 f=$TMP/paced.json
 check "paced: generator sent 100000" '.sent == 100000 and .gen.send_errors == 0' "$f"
@@ -79,7 +79,7 @@ check "overrun: packets were lost, and every one is attributed" \
 echo "   overrun: $(jq -c '{sent, received, lost, drops}' "$f")"
 
 # 3. Poll loop without need_wakeup: still exact, now with system calls.
-run_pair poll "$RX_XSK" "$RX --count 20000 --loop poll --need-wakeup off" \
+run_pair_exact poll "$RX_XSK" "$RX --count 20000 --loop poll --need-wakeup off" \
 	"$TX --count 20000 --rate 20000 --batch 8"
 f=$TMP/poll.json
 check "poll loop: all received, poll() counted" \
@@ -116,7 +116,7 @@ else
 fi
 
 # 5. Every 10th frame malformed: counted by reason, never redirected.
-run_pair bad "$RX_XSK" "$RX --count 20000" \
+run_pair_exact bad "$RX_XSK" "$RX --count 20000" \
 	"$TX --count 20000 --rate 20000 --batch 4 --tx packet --bad-every 10"
 f=$TMP/bad.json
 check "malformed: good datagrams all received" \
@@ -134,7 +134,7 @@ check "malformed: none redirected (the socket saw only bad checks)" \
 echo "   malformed: $(jq -c '{sent_bad: .gen.bad_sent_by_reason, prog: .afxdp.prog.by_reason}' "$f")"
 
 # 6. XDP drop: the program alone counts what was sent; the stack sees none.
-run_pair drop "$RX_XSK" "$RX --action drop --count 100000" \
+run_pair_exact drop "$RX_XSK" "$RX --action drop --count 100000" \
 	"$TX --count 100000"
 f=$TMP/drop.json
 check "xdp drop: counts exactly what was sent" \

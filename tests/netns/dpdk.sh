@@ -44,7 +44,7 @@ for kind in af_packet af_xdp; do
 	DEEP="--rx-desc 16384 --mbufs 32767"
 
 	# 1. 100,000 datagrams at a rate the poll loop keeps up with.
-	run_pair "$kind-paced" "$RX_DPDK" "$RX $DEEP --count 100000" \
+	run_pair_exact "$kind-paced" "$RX_DPDK" "$RX $DEEP --count 100000" \
 		"$TX --count 100000 --rate 25000 --batch 8"
 	f=$TMP/$kind-paced.json
 	check "$kind paced: generator sent 100000" \
@@ -113,7 +113,7 @@ for kind in af_packet af_xdp; do
 
 	# 3. Every 10th frame malformed, raw on AF_PACKET: DPDK sees the
 	# frames before any kernel check, so our parser counts every reason.
-	run_pair "$kind-bad" "$RX_DPDK" "$RX $DEEP --count 20000" \
+	run_pair_exact "$kind-bad" "$RX_DPDK" "$RX $DEEP --count 20000" \
 		"$TX --count 20000 --rate 20000 --batch 4 --tx packet --bad-every 10"
 	f=$TMP/$kind-bad.json
 	check "$kind malformed: good datagrams all received" \
@@ -147,8 +147,8 @@ done
 
 # 4. Two runs in a row, then two at once (each its own file prefix).
 RX="--iface $PL_RX_IF --vdev-kind af_packet --cpu 1 --idle-timeout 3000 $DEEP"
-run_pair row1 "$RX_DPDK" "$RX --count 20000" "$TX --count 20000 --rate 20000"
-run_pair row2 "$RX_DPDK" "$RX --count 20000" "$TX --count 20000 --rate 20000"
+run_pair_exact row1 "$RX_DPDK" "$RX --count 20000" "$TX --count 20000 --rate 20000"
+run_pair_exact row2 "$RX_DPDK" "$RX --count 20000" "$TX --count 20000 --rate 20000"
 check "in a row: first run exact" '.received == 20000 and .lost == 0' "$TMP/row1.json"
 check "in a row: second run exact" '.received == 20000 and .lost == 0' "$TMP/row2.json"
 

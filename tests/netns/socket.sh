@@ -13,7 +13,7 @@ RX="--iface $PL_RX_IF --cpu 1 --idle-timeout 3000"
 TX="--iface $PL_TX_IF --cpu 0"
 
 # 1. 100,000 datagrams at a rate the receiver keeps up with: all arrive.
-run_pair paced "$RX_SOCKET" "$RX --count 100000 --rcvbuf 8388608" \
+run_pair_exact paced "$RX_SOCKET" "$RX --count 100000 --rcvbuf 8388608" \
 	"$TX --count 100000 --rate 50000 --batch 8"
 f=$TMP/paced.json
 check "paced: generator sent 100000" '.sent == 100000 and .gen.send_errors == 0' "$f"
@@ -45,7 +45,7 @@ check "full speed: received + lost = sent" '.received + .lost == .sent' "$f"
 echo "   full speed: $(jq -c '{sent, received, lost, drops, pps}' "$f")"
 
 # 3. Every 10th frame malformed, sent raw on AF_PACKET, paced.
-run_pair bad "$RX_SOCKET" "$RX --count 20000 --rcvbuf 8388608" \
+run_pair_exact bad "$RX_SOCKET" "$RX --count 20000 --rcvbuf 8388608" \
 	"$TX --count 20000 --rate 20000 --batch 4 --tx packet --bad-every 10"
 f=$TMP/bad.json
 check "malformed: good datagrams all received" \
@@ -81,7 +81,7 @@ else
 fi
 
 # 5. --trace: the first 20 datagrams step by step, the values of this run.
-run_pair trace "$RX_SOCKET" "$RX --count 500 --trace 20 --trace-file $TMP/trace.txt" \
+run_pair_exact trace "$RX_SOCKET" "$RX --count 500 --trace 20 --trace-file $TMP/trace.txt" \
 	"$TX --count 500 --rate 2000 --batch 2 --size 128"
 tr=$TMP/trace.txt
 steps=$(awk '/^\[pkt/ { print $5 }' "$tr" | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }')

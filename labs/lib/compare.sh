@@ -1,0 +1,276 @@
+# shellcheck shell=bash disable=SC2034 # globals shared between lib files
+# compare.sh - `pathlab compare`: run every built path over the same
+# workloads on the lab topology and collect the runs into results.json.
+#
+# For each path, frame size and workload: the receiver starts in the rx
+# namespace and says it is ready (--ready FILE); pathlab-gen sends from the
+# tx namespace; the receiver stops on the generator's end-of-train markers,
+# on its count or when idle, and prints its run JSON at exit. merge.jq adds
+# what only the sender knows. Raw files stay under OUT/raw/.
+#
+# Needs topo.sh, deps.sh, paths.sh, proc.sh and run.sh sourced,
+# PATHLAB_ROOT and PATHLAB_BUILD.
+
+PL_WORKLOADS=(throughput latency visibility)
+PL_GPUS=(none sim cuda)
+# Packets per workload: default, and with --quick.
+PL_COUNT_THROUGHPUT=200000
+PL_COUNT_LATENCY=20000
+PL_COUNT_VISIBILITY=5000
+PL_QUICK_THROUGHPUT=20000
+PL_QUICK_LATENCY=2000
+PL_QUICK_VISIBILITY=1000
+
+# Print the compare usage.
+cmp_usage() {
+	cat <<EOF
+usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
+                       [--gpu none|sim|cuda] [--out DIR] [--quick]
+
+  --paths LIST   comma-separated, from: $(path_ids | paste -sd, -)
+                 (default: every path that is built)
+  --sizes LIST   Ethernet frame sizes incl. FCS, 64..1518 (default 64,1024)
+  --count N      packets of the throughput workload (default $PL_COUNT_THROUGHPUT)
+  --gpu KIND     none (default), sim or cuda
+  --out DIR      where results.json and raw/ go
+                 (default results/YYYYmmdd-HHMMSS, linked as results/latest)
+  --quick        small counts ($PL_QUICK_THROUGHPUT/$PL_QUICK_LATENCY/$PL_QUICK_VISIBILITY), for tests
+EOF
+}
+
+# Print the host object of results.json (tsc_hz is filled in later).
+cmp_host_json() {
+	local virt cpu
+	virt=$(systemd-detect-virt 2>/dev/null) || virt=""
+	if [ -z "$virt" ]; then
+		if grep -qw hypervisor /proc/cpuinfo; then virt=vm; else virt=none; fi
+	fi
+	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	jq -n --arg hostname "$(uname -n)" --arg kernel "$(uname -r)" \
+		--arg cpu "${cpu:-unknown}" --argjson cpus "$(nproc)" \
+		--arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
+		'{hostname: $hostname, kernel: $kernel, cpu_model: $cpu,
+		  cpus: $cpus, date: $date, virtualization: $virt,
+		  tsc_hz: null}'
+}
+
+# Print the env label of the runs: the link, and "-vm" under a hypervisor.
+cmp_env_label() {
+	if grep -qw hypervisor /proc/cpuinfo; then echo veth-vm; else echo veth; fi
+}
+
+# Split a comma list into the array named by VAR.
+cmp_split() {
+	local -n cmp_split_out=$1
+	# shellcheck disable=SC2034 # a nameref: assigns the caller's array
+	IFS=, read -r -a cmp_split_out <<<"$2"
+}
+
+# Parse the compare options into CMP_* globals; return 2 on a usage error.
+cmp_parse() {
+	local opt val quick=0 count=""
+	CMP_PATHS=()
+	CMP_EXPLICIT=0
+	CMP_SIZES=(64 1024)
+	CMP_GPU=none
+	CMP_OUT=""
+	while [ $# -gt 0 ]; do
+		opt=$1
+		val=""
+		case $opt in
+		--*=*) val=${opt#*=}; opt=${opt%%=*} ;;
+		--paths | --sizes | --count | --gpu | --out)
+			[ $# -ge 2 ] || { echo "pathlab: $opt needs a value" >&2; return 2; }
+			val=$2
+			shift ;;
+		esac
+		case $opt in
+		--paths) cmp_split CMP_PATHS "$val"; CMP_EXPLICIT=1 ;;
+		--sizes) cmp_split CMP_SIZES "$val" ;;
+		--count) count=$val ;;
+		--gpu) CMP_GPU=$val ;;
+		--out) CMP_OUT=$val ;;
+		--quick) quick=1 ;;
+		-h | --help) cmp_usage; return 3 ;;
+		*) echo "pathlab: compare: unknown option '$opt'" >&2; cmp_usage >&2; return 2 ;;
+		esac
+		shift
+	done
+	cmp_counts "$quick" "$count" && cmp_check
+}
+
+# Set the per-workload counts from --quick and --count.
+cmp_counts() {
+	local quick=$1 count=$2
+	if [ "$quick" = 1 ]; then
+		CMP_N_THROUGHPUT=$PL_QUICK_THROUGHPUT
+		CMP_N_LATENCY=$PL_QUICK_LATENCY
+		CMP_N_VISIBILITY=$PL_QUICK_VISIBILITY
+	else
+		CMP_N_THROUGHPUT=$PL_COUNT_THROUGHPUT
+		CMP_N_LATENCY=$PL_COUNT_LATENCY
+		CMP_N_VISIBILITY=$PL_COUNT_VISIBILITY
+	fi
+	if [ -n "$count" ]; then
+		if [[ ! $count =~ ^[1-9][0-9]{0,9}$ ]]; then
+			echo "pathlab: --count '$count': a positive number" >&2
+			return 2
+		fi
+		CMP_N_THROUGHPUT=$count
+	fi
+}
+
+# Check paths, sizes and GPU kind; return 2 with a message if one is wrong.
+cmp_check() {
+	local p s g ok=0 sel=()
+	for g in "${PL_GPUS[@]}"; do [ "$CMP_GPU" = "$g" ] && ok=1; done
+	if [ $ok = 0 ]; then
+		echo "pathlab: --gpu '$CMP_GPU': one of ${PL_GPUS[*]}" >&2
+		return 2
+	fi
+	if [ "$CMP_GPU" != none ]; then
+		echo "pathlab: --gpu $CMP_GPU: GPU variants are not built yet" >&2
+		return 2
+	fi
+	[ ${#CMP_SIZES[@]} -gt 0 ] || { echo "pathlab: --sizes is empty" >&2; return 2; }
+	for s in "${CMP_SIZES[@]}"; do
+		if [[ ! $s =~ ^[0-9]{1,5}$ ]] || [ "$s" -lt 64 ] || [ "$s" -gt 1518 ]; then
+			echo "pathlab: frame size '$s': 64..1518 (Ethernet incl. FCS)" >&2
+			return 2
+		fi
+	done
+	for p in "${CMP_PATHS[@]}"; do
+		if ! path_known "$p"; then
+			echo "pathlab: unknown path '$p' (known: $(path_ids | paste -sd' ' -))" >&2
+			return 2
+		fi
+	done
+	if [ "$CMP_EXPLICIT" = 1 ]; then
+		[ ${#CMP_PATHS[@]} -gt 0 ] || { echo "pathlab: --paths is empty" >&2; return 2; }
+		return 0
+	fi
+	for p in $(path_ids); do
+		path_built "$p" && sel+=("$p")
+	done
+	CMP_PATHS=("${sel[@]}")
+}
+
+# Check that the selected paths can run; drop or refuse the ones that cannot.
+cmp_usable() {
+	local p sel=()
+	for p in "${CMP_PATHS[@]}"; do
+		if ! path_built "$p"; then
+			path_not_built_msg "$p" >&2
+			return 2
+		fi
+		if [ "$(path_runner "$p")" != netns ]; then
+			if [ "$CMP_EXPLICIT" = 1 ]; then
+				echo "pathlab: path $p runs in the RDMA VM; compare does not drive it yet" >&2
+				return 2
+			fi
+			echo "pathlab: skipping path $p (runs in the RDMA VM; compare does not drive it yet)"
+			continue
+		fi
+		sel+=("$p")
+	done
+	CMP_PATHS=("${sel[@]}")
+	if [ ${#CMP_PATHS[@]} -eq 0 ]; then
+		echo "pathlab: no path to compare is built" >&2
+		return 2
+	fi
+}
+
+# Collect the runs of this compare into OUT/results.json.
+cmp_assemble() {
+	local runs=("$@")
+	jq -n --slurpfile host "$CMP_OUT/raw/host.json" \
+		'{pathlab: 1, host: $host[0], runs: [inputs]}
+		| .host.tsc_hz = ([.runs[].budget.clock_hz // empty][0] // null)' \
+		"${runs[@]}" >"$CMP_OUT/results.json"
+}
+
+# Pick the output directory; link results/latest when it is the default.
+cmp_outdir() {
+	local stamp
+	if [ -z "$CMP_OUT" ]; then
+		stamp=$(date +%Y%m%d-%H%M%S)
+		CMP_OUT=$PATHLAB_ROOT/results/$stamp
+		mkdir -p "$CMP_OUT/raw" || return 1
+		ln -sfn "$stamp" "$PATHLAB_ROOT/results/latest"
+	else
+		mkdir -p "$CMP_OUT/raw" || return 1
+		CMP_OUT=$(cd "$CMP_OUT" && pwd)
+	fi
+}
+
+# Give the results to the user who ran us through sudo.
+cmp_chown() {
+	if [ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID}" != 0 ]; then
+		chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$CMP_OUT" 2>/dev/null || true
+	fi
+}
+
+# Print the number of runs: (path, mode) rows x sizes x workloads.
+cmp_total() {
+	local p n=0
+	for p in "${CMP_PATHS[@]}"; do
+		n=$((n + $(path_modes "$p" | wc -l)))
+	done
+	echo $((n * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
+}
+
+# pathlab compare: see cmp_usage.
+cmp_main() {
+	local rc=0 path mode size wl i=0 total runs=() failed=0 name
+	cmp_parse "$@" || { rc=$?; [ $rc = 3 ] && return 0; return $rc; }
+	cmp_usable || return $?
+	deps_ensure || return 1
+	build_ensure || return 1
+	if [ ! -x "$PATHLAB_BUILD/$PL_GEN_BIN" ]; then
+		echo "pathlab: $PL_GEN_BIN is not built" >&2
+		return 1
+	fi
+	cmp_outdir || return 1
+	CMP_ENV=$(cmp_env_label)
+	CMP_RX_CPU=1
+	CMP_TX_CPU=0
+	[ "$(nproc)" -ge 2 ] || CMP_RX_CPU=0
+	pl_topo_up || return 1
+	cmp_host_json >"$CMP_OUT/raw/host.json"
+	total=$(cmp_total)
+	echo "pathlab: compare ${CMP_PATHS[*]} at ${CMP_SIZES[*]} B into $CMP_OUT"
+	for path in "${CMP_PATHS[@]}"; do
+		for mode in $(path_modes "$path"); do
+			for size in "${CMP_SIZES[@]}"; do
+				for wl in "${PL_WORKLOADS[@]}"; do
+					i=$((i + 1))
+					name=$path-$mode-$size-$wl
+					printf '[%d/%d] %s %s %s B %s ...' \
+						"$i" "$total" "$path" "$mode" "$size" "$wl"
+					if cmp_run "$path" "$mode" "$size" "$wl"; then
+						echo " $(cmp_run_summary "$CMP_OUT/raw/$name.run.json")"
+						runs+=("$CMP_OUT/raw/$name.run.json")
+					else
+						echo " FAILED"
+						failed=$((failed + 1))
+						pl_stop_tracked
+					fi
+				done
+			done
+		done
+	done
+	PL_PIDS=()
+	if [ ${#runs[@]} -gt 0 ]; then
+		cmp_assemble "${runs[@]}" || return 1
+		echo
+		jq -r -f "$PATHLAB_LIB/table.jq" "$CMP_OUT/results.json" |
+			tee "$CMP_OUT/table.txt"
+		echo
+		echo "pathlab: results in $CMP_OUT/results.json"
+	fi
+	cmp_chown
+	if [ $failed -gt 0 ]; then
+		echo "pathlab: compare: $failed of $total runs failed (raw files in $CMP_OUT/raw)" >&2
+		return 1
+	fi
+}

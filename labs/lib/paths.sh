@@ -1,0 +1,89 @@
+# shellcheck shell=bash
+# paths.sh - the table of receive paths and modes the driver knows.
+#
+# One row per (path, mode): the path id, the mode (as the receiver reports
+# it in its JSON "mode"), the receiver binary (relative to the build
+# directory), its arguments for that mode, extra arguments for latency runs,
+# how it runs ("netns": in the rx namespace, fed by pathlab-gen over the
+# veth; "vm": in the RDMA VM, which compare does not drive yet) and what to
+# do when it is not built. "-" is an empty field. A new row is a new mode
+# that compare runs; a path's first row is what `pathlab rx PATH` runs.
+
+# id	mode	binary	args	latency-args	runner	build-hint
+PL_PATH_TABLE='
+socket	recvmmsg	kernel-stack/pathlab-rx-socket	--mode recvmmsg	--rx-stamps	netns	always built
+xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enabled and its packages
+afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages
+dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages
+dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages
+verbs	ud	rdma/pathlab-rx-verbs	-	-	vm	meson option -Drdma=enabled and its packages
+'
+
+# The generator, relative to the build directory.
+# shellcheck disable=SC2034 # used by compare.sh and labs/pathlab
+PL_GEN_BIN=common/pathlab-gen
+
+# Print the known path ids, one per line, in table order.
+path_ids() {
+	awk -F'\t' 'NF && !seen[$1]++ { print $1 }' <<<"$PL_PATH_TABLE"
+}
+
+# Print field N of the row of path ID and MODE (the path's first row if
+# MODE is empty); "-" prints nothing. Fail if there is no such row.
+path__field() {
+	local id=$1 mode=$2 n=$3 v
+	v=$(awk -F'\t' -v id="$id" -v mode="$mode" -v n="$n" \
+		'$1 == id && (mode == "" || $2 == mode) {
+			print $n; found = 1; exit
+		} END { exit !found }' <<<"$PL_PATH_TABLE") || return 1
+	[ "$v" = - ] || printf '%s\n' "$v"
+}
+
+# True if ID is a known path.
+path_known() {
+	path__field "$1" "" 1 >/dev/null
+}
+
+# Print the modes of path ID, one per line, in table order.
+path_modes() {
+	awk -F'\t' -v id="$1" '$1 == id { print $2 }' <<<"$PL_PATH_TABLE"
+}
+
+# Print the receiver binary of path ID (absolute, in the build directory).
+path_bin() {
+	local rel
+	rel=$(path__field "$1" "" 3) || return 1
+	printf '%s/%s\n' "${PATHLAB_BUILD:?}" "$rel"
+}
+
+# Print the receiver arguments of path ID in MODE (may be empty).
+path_args() {
+	path__field "$1" "$2" 4
+}
+
+# Print the extra receiver arguments of ID in MODE for latency runs.
+path_latency_args() {
+	path__field "$1" "$2" 5
+}
+
+# Print how path ID runs: netns or vm.
+path_runner() {
+	path__field "$1" "" 6
+}
+
+# Print how to get path ID built.
+path_hint() {
+	path__field "$1" "" 7
+}
+
+# True if the receiver binary of path ID is built.
+path_built() {
+	local b
+	b=$(path_bin "$1") || return 1
+	[ -x "$b" ]
+}
+
+# Print the "not built" error for path ID.
+path_not_built_msg() {
+	echo "pathlab: path $1 is not built ($(path_hint "$1"))"
+}

@@ -1,0 +1,389 @@
+# shellcheck shell=bash
+# topo.sh - the lab topology: two network namespaces joined by one veth pair.
+#
+#   PREFIX-tx                                         PREFIX-rx
+#   pl-tx0 198.18.0.1/30  <======== veth ========>  pl-rx0 198.18.0.2/30
+#   02:70:6c:00:00:01                                02:70:6c:00:00:02
+#
+# Sourced by labs/pathlab and by the tests. PREFIX comes from PATHLAB_PREFIX
+# (default "pathlab"), so parallel runs with their own prefix never collide:
+# the interface names only have to be unique inside their namespace, and the
+# pair is created inside the tx namespace with its peer put straight into the
+# rx namespace, so no lab interface ever appears in the root namespace.
+# The addresses are from 198.18.0.0/15, the RFC 2544 benchmarking range.
+# Static neighbour entries both ways: no ARP on the link; IPv6 is off on it
+# so no router solicitations or MLD reports show up in the link counters.
+#
+# Public: topo_up, topo_down, topo_status, topo_ns, ns_name, ns_exists,
+# ns_exec, ns_spawn. Everything named topo__* is internal.
+# Functions return non-zero on failure and never exit: callers decide.
+
+PATHLAB_LIB=${PATHLAB_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+
+PL_TX_IF=pl-tx0
+PL_RX_IF=pl-rx0
+PL_TX_ADDR=198.18.0.1
+PL_RX_ADDR=198.18.0.2
+PL_PLEN=30
+PL_TX_MAC=02:70:6c:00:00:01
+PL_RX_MAC=02:70:6c:00:00:02
+PL_BPFFS=/sys/fs/bpf
+PL_NETNS_DIR=/run/netns
+# Lab-wide state: which prefixes are up, and what the first of them set up
+# on the host (bpffs mount, /run/netns) so that the last one can undo it.
+PL_STATE=/run/pathlab
+
+# Print the lab prefix, or fail if PATHLAB_PREFIX is not a usable name.
+topo_prefix() {
+	local p=${PATHLAB_PREFIX:-pathlab}
+	if [[ ! $p =~ ^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$ ]]; then
+		echo "pathlab: bad PATHLAB_PREFIX '$p' (letters, digits, _ . -; 32 at most)" >&2
+		return 1
+	fi
+	printf '%s\n' "$p"
+}
+
+# Print the namespace name of ROLE (tx or rx) for the current prefix.
+topo_ns() {
+	local p
+	p=$(topo_prefix) || return 1
+	printf '%s-%s\n' "$p" "$1"
+}
+
+# Map "tx"/"rx" to the namespace name; anything else is taken as a full name.
+ns_name() {
+	case $1 in
+	tx | rx) topo_ns "$1" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# True if the named network namespace exists.
+ns_exists() {
+	[ -n "$1" ] && [ -e "$PL_NETNS_DIR/$1" ]
+}
+
+# Print the number of queues each veth end gets (PATHLAB_QUEUES, default 1).
+topo_queues() {
+	local q=${PATHLAB_QUEUES:-1}
+	if [[ ! $q =~ ^[1-9][0-9]*$ ]]; then
+		echo "pathlab: bad PATHLAB_QUEUES '$q' (a positive integer)" >&2
+		return 1
+	fi
+	printf '%s\n' "$q"
+}
+
+# Print the queue count a healthy lab must have: PATHLAB_QUEUES if set, else
+# empty (any: a lab built with other queues is still the lab the user made).
+topo__want_queues() {
+	[ -z "${PATHLAB_QUEUES:-}" ] || topo_queues
+}
+
+# Run CMD in namespace NS (tx, rx or a full name) in the foreground.
+# nsenter --net keeps our mounts (bpffs) but not a matching sysfs, and the
+# receivers read /sys/class/net/IF/statistics; nsrun.sh, in a private mount
+# namespace, mounts a sysfs of the right namespace and binds bpffs back.
+# `ip netns exec` would give the right sysfs but hide /sys/fs/bpf.
+# nsenter, unshare and bash all exec, so the command keeps the PID.
+ns_exec() {
+	local ns
+	ns=$(ns_name "$1") || return 1
+	shift
+	if ! ns_exists "$ns"; then
+		echo "pathlab: no network namespace '$ns'" >&2
+		return 1
+	fi
+	nsenter --net="$PL_NETNS_DIR/$ns" \
+		unshare --mount --propagation private -- \
+		bash "$PATHLAB_LIB/nsrun.sh" "$@"
+}
+
+# Start CMD in namespace NS in the background; store its PID in variable VAR.
+# Redirections given to ns_spawn apply to the command.
+ns_spawn() {
+	local pid_var=$1 ns
+	ns=$(ns_name "$2") || return 1
+	shift 2
+	if ! ns_exists "$ns"; then
+		echo "pathlab: no network namespace '$ns'" >&2
+		return 1
+	fi
+	nsenter --net="$PL_NETNS_DIR/$ns" \
+		unshare --mount --propagation private -- \
+		bash "$PATHLAB_LIB/nsrun.sh" "$@" &
+	printf -v "$pid_var" '%s' "$!"
+}
+
+# Take the lab-wide lock (flock on /run: nothing to create, nothing left).
+topo__lock() {
+	exec {topo__lock_fd}</run || return 1
+	if ! flock -w 60 "$topo__lock_fd"; then
+		echo "pathlab: timed out waiting for the lab lock" >&2
+		exec {topo__lock_fd}<&-
+		return 1
+	fi
+}
+
+# Release the lab-wide lock.
+topo__unlock() {
+	exec {topo__lock_fd}<&-
+}
+
+# Register PREFIX as a user of the lab; mount bpffs if nobody has.
+topo__share_acquire() {
+	local prefix=$1
+	mkdir -p "$PL_STATE/users" || return 1
+	if [ ! -d "$PL_NETNS_DIR" ] && [ ! -e "$PL_STATE/netns-dir" ]; then
+		# ip netns add will create it (and bind-mount it onto itself).
+		: >"$PL_STATE/netns-dir"
+	fi
+	if ! mountpoint -q "$PL_BPFFS" 2>/dev/null; then
+		if mount -t bpf bpf "$PL_BPFFS" 2>/dev/null; then
+			: >"$PL_STATE/bpffs"
+		else
+			echo "pathlab: warning: could not mount bpffs on $PL_BPFFS" >&2
+		fi
+	fi
+	: >"$PL_STATE/users/$prefix"
+}
+
+# True if the bpffs holds nothing but what the kernel preloads in it.
+topo__bpffs_empty() {
+	local f
+	for f in "$PL_BPFFS"/* "$PL_BPFFS"/.[!.]*; do
+		[ -e "$f" ] || continue
+		case ${f##*/} in
+		maps.debug | progs.debug) ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
+# Unregister PREFIX; the last user undoes what the first one set up.
+topo__share_release() {
+	local prefix=$1
+	rm -f "$PL_STATE/users/$prefix"
+	[ -d "$PL_STATE" ] || return 0
+	if [ -n "$(ls -A "$PL_STATE/users" 2>/dev/null)" ]; then
+		return 0
+	fi
+	if [ -e "$PL_STATE/bpffs" ] && topo__bpffs_empty; then
+		umount "$PL_BPFFS" 2>/dev/null && rm -f "$PL_STATE/bpffs"
+	fi
+	if [ -e "$PL_STATE/netns-dir" ]; then
+		if [ -z "$(ls -A "$PL_NETNS_DIR" 2>/dev/null)" ]; then
+			while mountpoint -q "$PL_NETNS_DIR" 2>/dev/null; do
+				umount "$PL_NETNS_DIR" || break
+			done
+			rmdir "$PL_NETNS_DIR" 2>/dev/null
+		fi
+		[ -d "$PL_NETNS_DIR" ] || rm -f "$PL_STATE/netns-dir"
+	fi
+	rmdir "$PL_STATE/users" 2>/dev/null
+	rmdir "$PL_STATE" 2>/dev/null
+	return 0
+}
+
+# True if one side (NS IF ADDR PEER_ADDR PEER_MAC QUEUES) is fully set up;
+# an empty QUEUES accepts any queue count.
+topo__side_ok() {
+	local ns=$1 ifn=$2 addr=$3 peer=$4 pmac=$5 q=$6
+	ip -n "$ns" -d -j link show dev "$ifn" 2>/dev/null |
+		jq -e --arg q "$q" '.[0] | .operstate == "UP"
+			and .linkinfo.info_kind == "veth"
+			and ($q == "" or (.num_rx_queues == ($q | tonumber)
+				and .num_tx_queues == ($q | tonumber)))' \
+			>/dev/null 2>&1 || return 1
+	ip -n "$ns" -j addr show dev "$ifn" 2>/dev/null |
+		jq -e --arg a "$addr" --argjson l "$PL_PLEN" \
+			'any(.[0].addr_info[]; .family == "inet"
+				and .local == $a and .prefixlen == $l)' \
+			>/dev/null 2>&1 || return 1
+	ip -n "$ns" -j neigh show dev "$ifn" 2>/dev/null |
+		jq -e --arg p "$peer" --arg m "$pmac" \
+			'any(.[]; .dst == $p and .lladdr == $m
+				and any(.state[]?; . == "PERMANENT"))' \
+			>/dev/null 2>&1 || return 1
+	ip -n "$ns" -j link show dev lo 2>/dev/null |
+		jq -e 'any(.[0].flags[]; . == "UP")' >/dev/null 2>&1
+}
+
+# True if the topology of namespaces TX and RX with Q queues is healthy.
+topo__healthy() {
+	local tx=$1 rx=$2 q=$3
+	ns_exists "$tx" && ns_exists "$rx" || return 1
+	topo__side_ok "$tx" "$PL_TX_IF" "$PL_TX_ADDR" "$PL_RX_ADDR" \
+		"$PL_RX_MAC" "$q" || return 1
+	topo__side_ok "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
+		"$PL_TX_MAC" "$q"
+}
+
+# Configure one side: NS IF ADDR PEER_ADDR PEER_MAC.
+topo__side_up() {
+	local ns=$1 ifn=$2 addr=$3 peer=$4 pmac=$5
+	# No IPv6 on the lab link: its chatter would show in the counters.
+	if [ -d /proc/sys/net/ipv6 ]; then
+		nsenter --net="$PL_NETNS_DIR/$ns" sysctl -q -w \
+			net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1 >/dev/null || return 1
+	fi
+	ip -n "$ns" link set dev lo up || return 1
+	ip -n "$ns" addr add "$addr/$PL_PLEN" dev "$ifn" || return 1
+	ip -n "$ns" neigh replace "$peer" lladdr "$pmac" dev "$ifn" \
+		nud permanent || return 1
+	ip -n "$ns" link set dev "$ifn" up
+}
+
+# Build the topology from nothing: namespaces TX and RX, Q queues.
+topo__build() {
+	local tx=$1 rx=$2 q=$3
+	ip netns add "$tx" || return 1
+	ip netns add "$rx" || return 1
+	ip -n "$tx" link add "$PL_TX_IF" address "$PL_TX_MAC" \
+		numtxqueues "$q" numrxqueues "$q" type veth \
+		peer name "$PL_RX_IF" address "$PL_RX_MAC" \
+		numtxqueues "$q" numrxqueues "$q" netns "$rx" || return 1
+	topo__side_up "$tx" "$PL_TX_IF" "$PL_TX_ADDR" "$PL_RX_ADDR" \
+		"$PL_RX_MAC" || return 1
+	topo__side_up "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
+		"$PL_TX_MAC" || return 1
+	topo__healthy "$tx" "$rx" "$q"
+}
+
+# End the processes inside namespace NS: TERM, then KILL after 3 s.
+topo__kill_ns_procs() {
+	local ns=$1 pids=() pid i
+	for i in 1 2; do
+		pids=()
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			[ "$pid" = "$$" ] || [ "$pid" = "$BASHPID" ] ||
+				pids+=("$pid")
+		done
+		[ ${#pids[@]} -gt 0 ] || return 0
+		if [ "$i" -eq 1 ]; then
+			kill -TERM "${pids[@]}" 2>/dev/null
+		else
+			echo "pathlab: killing ${pids[*]} in $ns" >&2
+			kill -KILL "${pids[@]}" 2>/dev/null
+		fi
+		for _ in $(seq 30); do
+			kill -0 "${pids[@]}" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
+}
+
+# Tear down namespaces TX and RX of PREFIX (no lock taken).
+topo__down_locked() {
+	local prefix=$1 tx=$2 rx=$3 ns rc=0
+	for ns in "$rx" "$tx"; do
+		ns_exists "$ns" || continue
+		topo__kill_ns_procs "$ns"
+		ip netns delete "$ns" || rc=1
+	done
+	topo__share_release "$prefix"
+	return $rc
+}
+
+# Bring the lab up: a no-op if healthy, else (re)build; clean up on failure.
+topo_up() {
+	local prefix tx rx q want rc=0
+	prefix=$(topo_prefix) || return 1
+	q=$(topo_queues) || return 1
+	want=$(topo__want_queues) || return 1
+	tx=$prefix-tx
+	rx=$prefix-rx
+	topo__lock || return 1
+	topo__share_acquire "$prefix" || rc=1
+	if [ $rc -eq 0 ] && ! topo__healthy "$tx" "$rx" "$want"; then
+		if ns_exists "$tx" || ns_exists "$rx"; then
+			echo "pathlab: $prefix is partly built; rebuilding" >&2
+			topo__down_locked "$prefix" "$tx" "$rx"
+			topo__share_acquire "$prefix" || rc=1
+		fi
+		if [ $rc -eq 0 ] && ! topo__build "$tx" "$rx" "$q"; then
+			echo "pathlab: setting up $prefix failed; cleaning up" >&2
+			rc=1
+		fi
+	fi
+	[ $rc -eq 0 ] || topo__down_locked "$prefix" "$tx" "$rx"
+	topo__unlock
+	return $rc
+}
+
+# Tear the lab down: end its processes, delete both namespaces (and so the
+# veth). Safe to call when nothing exists.
+topo_down() {
+	local prefix rc
+	prefix=$(topo_prefix) || return 1
+	topo__lock || return 1
+	topo__down_locked "$prefix" "$prefix-tx" "$prefix-rx"
+	rc=$?
+	topo__unlock
+	return $rc
+}
+
+# Print one side's link, addresses, XDP and neighbour state.
+topo__status_side() {
+	local ns=$1 ifn=$2
+	if ! ip -n "$ns" -d -j link show dev "$ifn" >/dev/null 2>&1; then
+		printf '  %s: %s missing\n' "$ns" "$ifn"
+		return 1
+	fi
+	ip -n "$ns" -d -j addr show dev "$ifn" | jq -r --arg ns "$ns" '.[0] |
+		"  \($ns): \(.ifname) \(.operstate) \(.address)" +
+		" queues rx \(.num_rx_queues) tx \(.num_tx_queues)" +
+		" addr \([.addr_info[] | select(.family == "inet") |
+			"\(.local)/\(.prefixlen)"] | join(",") |
+			if . == "" then "none" else . end)" +
+		" xdp " + (if .xdp then "\(.xdp.mode // "?") prog " +
+			"\(.xdp.prog.id // .xdp.prog_id // "?")" else "none" end)'
+	ip -n "$ns" -j neigh show dev "$ifn" | jq -r --arg ns "$ns" '.[] |
+		"  \($ns): neigh \(.dst) \(.lladdr // "-") \(.state | join(","))"'
+}
+
+# Print what exists of the lab; return 0 if up, 1 if down, 2 if partial.
+topo_status() {
+	local prefix tx rx q ns n=0 pids
+	prefix=$(topo_prefix) || return 1
+	q=$(topo__want_queues) || return 1
+	tx=$prefix-tx
+	rx=$prefix-rx
+	echo "pathlab lab '$prefix':"
+	for ns in "$tx" "$rx"; do
+		if ns_exists "$ns"; then
+			echo "  namespace $ns: present"
+			n=$((n + 1))
+		else
+			echo "  namespace $ns: absent"
+		fi
+	done
+	if [ $n -eq 0 ]; then
+		echo "  state: down"
+		return 1
+	fi
+	ns_exists "$tx" && topo__status_side "$tx" "$PL_TX_IF"
+	ns_exists "$rx" && topo__status_side "$rx" "$PL_RX_IF"
+	for ns in "$tx" "$rx"; do
+		ns_exists "$ns" || continue
+		pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ',')
+		pids=${pids%,}
+		if [ -z "$pids" ]; then
+			echo "  processes in $ns: none"
+		else
+			echo "  processes in $ns:"
+			ps -o pid=,args= -p "$pids" | sed 's/^/    /'
+		fi
+	done
+	if mountpoint -q "$PL_BPFFS" 2>/dev/null; then
+		echo "  bpffs: mounted on $PL_BPFFS"
+	else
+		echo "  bpffs: not mounted"
+	fi
+	if topo__healthy "$tx" "$rx" "$q"; then
+		echo "  state: up"
+		return 0
+	fi
+	echo "  state: partial"
+	return 2
+}

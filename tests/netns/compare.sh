@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# compare.sh - `pathlab compare --quick --sizes 64` end to end: it succeeds,
+# results.json follows the contract's shape, the socket path's numbers add
+# up, tcpdump sees the visibility run, and bad options exit 2.
+# Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, nothing built).
+set -u
+
+ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
+BUILD=${MESON_BUILD_ROOT:-$ROOT/build}
+PATHLAB=$ROOT/labs/pathlab
+export PATHLAB_PREFIX=plcmp$$
+export PATHLAB_BUILD=$BUILD
+# The driver's `test` installs the packages; a test installs nothing.
+export PATHLAB_NO_DEPS=1
+OUT=""
+FAILED=0
+
+# Skip with REASON (exit 77).
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# Report one check: NAME, then the command that must succeed.
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		echo "ok   $name"
+	else
+		echo "FAIL $name"
+		FAILED=1
+	fi
+}
+
+# Remove the output and any lab the driver left (it should leave none).
+cleanup() {
+	"$PATHLAB" down >/dev/null 2>&1
+	[ -z "$OUT" ] || rm -rf "$OUT"
+}
+
+# True if jq filter F is true on results.json.
+res() {
+	jq -e "$1" "$OUT/results.json" >/dev/null
+}
+
+# True if jq filter F is true on the one 64 B socket run of workload WL.
+sock_is() {
+	jq -e --arg wl "$1" '[.runs[] | select(.path == "socket"
+		and .frame_bytes == 64 and .workload == $wl) | '"$2"'] == [true]' \
+		"$OUT/results.json" >/dev/null
+}
+
+# True if every run has every field the schema's run object requires.
+has_required() {
+	local schema=$ROOT/common/results.schema.json missing
+	[ -r "$schema" ] || { echo "     no $schema"; return 1; }
+	missing=$(jq -r -n --slurpfile s "$schema" --slurpfile d "$OUT/results.json" \
+		'$s[0]["$defs"].run.required as $req
+		| [$d[0].runs[] | . as $r | $req[]
+			| select(. as $k | $r | has($k) | not)] | unique | join(" ")')
+	[ -z "$missing" ] || { echo "     missing: $missing"; return 1; }
+}
+
+# True if the driver, run with ARGS, exits with status RC.
+exits_with() {
+	local rc=$1 got=0
+	shift
+	"$PATHLAB" "$@" >"$OUT/err.log" 2>&1 || got=$?
+	if [ "$got" != "$rc" ]; then
+		echo "     pathlab $*: exit $got, expected $rc"
+		sed 's/^/     | /' "$OUT/err.log"
+		return 1
+	fi
+	echo "     pathlab $*: $(grep -m1 'pathlab:' "$OUT/err.log")"
+}
+
+# True if the lab of this test is gone.
+no_lab_left() {
+	! ip netns list | grep -q "^$PATHLAB_PREFIX-"
+}
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
+if ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
+	skip "ip netns is not available"
+fi
+for tool in jq tcpdump nsenter unshare; do
+	command -v $tool >/dev/null || skip "$tool is missing"
+done
+[ -x "$BUILD/kernel-stack/pathlab-rx-socket" ] ||
+	skip "$BUILD/kernel-stack/pathlab-rx-socket is not built"
+[ -x "$BUILD/common/pathlab-gen" ] || skip "$BUILD/common/pathlab-gen is not built"
+
+OUT=$(mktemp -d)
+trap cleanup EXIT
+
+echo "# pathlab compare --quick --sizes 64 --out $OUT"
+if "$PATHLAB" compare --quick --sizes 64 --out "$OUT"; then
+	echo "ok   compare succeeded"
+else
+	echo "FAIL compare exited $?"
+	FAILED=1
+	for f in "$OUT"/raw/*.err; do
+		[ -s "$f" ] && sed "s|^|     ${f##*/}: |" "$f"
+	done
+fi
+check "lab torn down after compare" no_lab_left
+
+echo "# results.json"
+check "parses" res .
+check "pathlab == 1" res '.pathlab == 1'
+check "host has kernel, cpus, date, tsc_hz" \
+	res '.host | (.kernel | length > 0) and .cpus >= 1 and
+		(.date | test("^[0-9-]+T[0-9:]+Z$")) and .tsc_hz > 0'
+check "a run per (path, mode, size, workload)" \
+	res '[.runs[] | [.path, .mode, .frame_bytes, .workload]] |
+		(length == (unique | length)) and length >= 3'
+check "every path run has all three workloads" \
+	res '[.runs | group_by([.path, .mode])[] | map(.workload) | sort] |
+		all(. == ["latency", "throughput", "visibility"])'
+check "every run: frame 64 B, sent from the generator" \
+	res 'all(.runs[]; .frame_bytes == 64 and .sent_source == "generator"
+		and .gen.tool == "pathlab-gen" and .sent == .gen.sent)'
+check "every run: lost = max(0, sent - received)" \
+	res 'all(.runs[]; .lost == ([.sent - .received, 0] | max))'
+check "every run: unattributed = lost + end markers lost - sum(drops)" \
+	res 'all(.runs[]; .unattributed == .lost + (.end_markers_lost // 0)
+		- ([.drops[]] | add // 0))'
+check "every run: the schema's required fields are there" has_required
+
+echo "# the socket path"
+check "throughput: received > 0" sock_is throughput '.received > 0'
+jq -r '.runs[] | select(.path == "socket" and .workload == "throughput") |
+	"     sent \(.sent) received \(.received) lost \(.lost)" +
+	" drops \(.drops | tostring) unattributed \(.unattributed)"' \
+	"$OUT/results.json"
+check "throughput: unattributed == 0" sock_is throughput '.unattributed == 0'
+check "latency: one-way percentiles measured" sock_is latency \
+	'.latency_ns.count > 0 and .latency_ns.p50 > 0
+	and .latency_ns.p50 <= .latency_ns.p99'
+check "visibility: tcpdump_seen == sent" sock_is visibility \
+	'.tcpdump_seen == .sent'
+check "the table was written" test -s "$OUT/table.txt"
+
+echo "# errors exit 2"
+check "--paths bogus" exits_with 2 compare --paths bogus
+check "--paths verbs (not built, or needs the VM)" exits_with 2 compare --paths verbs
+check "--sizes 10" exits_with 2 compare --sizes 10
+check "--sizes 1519" exits_with 2 compare --sizes 1519
+check "--gpu nope" exits_with 2 compare --gpu nope
+check "--gpu sim (not built yet)" exits_with 2 compare --gpu sim
+check "--count 0" exits_with 2 compare --count 0
+check "no lab left behind" no_lab_left
+
+if [ $FAILED -ne 0 ]; then
+	echo "compare: FAILED"
+	exit 1
+fi
+echo "compare: all checks passed"
