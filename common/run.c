@@ -112,6 +112,25 @@ static void *progress_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The progress thread inherits the receiver's CPU pinning; move it to the
+ * other CPUs, so its ticks never preempt a receiver that polls.
+ */
+static void keep_off_receiver_cpu(pthread_t thread)
+{
+	cpu_set_t mine, others;
+	long n = sysconf(_SC_NPROCESSORS_ONLN), cpu;
+
+	if (sched_getaffinity(0, sizeof(mine), &mine) || CPU_COUNT(&mine) != 1)
+		return;
+	CPU_ZERO(&others);
+	for (cpu = 0; cpu < n && cpu < CPU_SETSIZE; cpu++)
+		if (!CPU_ISSET(cpu, &mine))
+			CPU_SET(cpu, &others);
+	if (CPU_COUNT(&others))
+		pthread_setaffinity_np(thread, sizeof(others), &others);
+}
+
 int pl_run_start(struct pl_run *r)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -132,6 +151,7 @@ int pl_run_start(struct pl_run *r)
 	if (err)
 		return -err;
 	r->thread_started = true;
+	keep_off_receiver_cpu(r->thread);
 	return 0;
 }
 
