@@ -163,12 +163,12 @@ cmp_usable() {
 			path_not_built_msg "$p" >&2
 			return 2
 		fi
-		if [ "$(path_runner "$p")" != netns ]; then
+		if [ "$(path_runner "$p")" = vm ] && ! command -v qemu-system-x86_64 >/dev/null; then
 			if [ "$CMP_EXPLICIT" = 1 ]; then
-				echo "pathlab: path $p runs in the RDMA VM; compare does not drive it yet" >&2
+				echo "pathlab: path $p runs in the Soft-RoCE VM, which needs qemu-system-x86" >&2
 				return 2
 			fi
-			echo "pathlab: skipping path $p (runs in the RDMA VM; compare does not drive it yet)"
+			echo "pathlab: skipping path $p (the Soft-RoCE VM needs qemu-system-x86)"
 			continue
 		fi
 		sel+=("$p")
@@ -219,6 +219,35 @@ cmp_total() {
 	echo $((n * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
 }
 
+# The verbs rows: one boot of the Soft-RoCE VM runs every mode, size and
+# workload (labs/lib/rdma-vm-compare.sh) and writes raw/verbs-*.run.json.
+# Simplification: the VM is used even when the host has an RDMA NIC.
+cmp_vm_runs() {
+	local path=$1 i=$2 total=$3 f n=0 modes
+	modes=$(path_modes "$path" | paste -sd, -)
+	echo "[$((i + 1))-$total] $path $modes in the Soft-RoCE VM (one boot) ..."
+	"$PATHLAB_ROOT/labs/rdma-vm" run --timeout 1800 --share "$CMP_OUT" \
+		--share "$PATHLAB_BUILD" -- \
+		bash "$PATHLAB_LIB/rdma-vm-compare.sh" --build "$PATHLAB_BUILD" \
+		--out "$CMP_OUT/raw" --modes "$modes" \
+		--sizes "$(IFS=,; echo "${CMP_SIZES[*]}")" \
+		--counts "$CMP_N_THROUGHPUT,$CMP_N_LATENCY,$CMP_N_VISIBILITY" \
+		--rates "0,$PL_RATE_LATENCY_VM,$PL_RATE_VISIBILITY" \
+		>"$CMP_OUT/raw/$path-vm.log" 2>&1
+	local rc=$?
+	for f in "$CMP_OUT"/raw/"$path"-*.run.json; do
+		[ -e "$f" ] || continue
+		echo "  ${f##*/}: $(cmp_run_summary "$f")"
+		runs+=("$f")
+		n=$((n + 1))
+	done
+	if [ $rc -ne 0 ] || [ $n -eq 0 ]; then
+		echo "  the VM run failed (exit $rc): $CMP_OUT/raw/$path-vm.log" >&2
+		tail -n 20 "$CMP_OUT/raw/$path-vm.log" >&2
+		return 1
+	fi
+}
+
 # pathlab compare: see cmp_usage.
 cmp_main() {
 	local rc=0 path mode size wl i=0 total runs=() failed=0 name
@@ -240,6 +269,11 @@ cmp_main() {
 	total=$(cmp_total)
 	echo "pathlab: compare ${CMP_PATHS[*]} at ${CMP_SIZES[*]} B into $CMP_OUT"
 	for path in "${CMP_PATHS[@]}"; do
+		if [ "$(path_runner "$path")" = vm ]; then
+			cmp_vm_runs "$path" "$i" "$total" || failed=$((failed + 1))
+			i=$((i + $(path_modes "$path" | wc -l) * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
+			continue
+		fi
 		for mode in $(path_modes "$path"); do
 			for size in "${CMP_SIZES[@]}"; do
 				for wl in "${PL_WORKLOADS[@]}"; do

@@ -16,7 +16,9 @@ xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enable
 afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages
 dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages
 dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages
-verbs	ud	rdma/pathlab-rx-verbs	-	-	vm	meson option -Drdma=enabled and its packages
+verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages
+verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages
+verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages
 '
 
 # The generator, relative to the build directory.

@@ -9,6 +9,8 @@
 # Paced rates: latency is measured on an unloaded path.
 PL_RATE_LATENCY=10000
 PL_RATE_VISIBILITY=20000
+# Soft-RoCE under TCG: 10 kpps saturates the guest's sending vCPU.
+PL_RATE_LATENCY_VM=2000
 # Seconds to wait: for --ready, for the receiver after the generator ended.
 PL_READY_S=10
 PL_DRAIN_S=15

@@ -9,6 +9,7 @@
 PL_TEST_SUITES=(
 	"build unit"
 	"build netns"
+	"build rdma"
 	"san unit"
 	"san fuzz"
 )

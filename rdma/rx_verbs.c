@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pathlab-rx-verbs: the RDMA receiver.
+ *
+ * We register a ring of buffers once and post receive work requests that
+ * point into it. The NIC (here: rxe in the guest kernel) places each
+ * message in a posted buffer and writes a completion; we find it by polling
+ * the completion queue from user space, or, with --cq event, by sleeping on
+ * the completion channel until the CQ has something. No system call on the
+ * data path when polling; no copy by us ever.
+ *
+ *   ud            unreliable datagram: SEND into posted buffers, a 40-byte
+ *                 GRH in front of each; no receive buffer, message dropped
+ *   rc            reliable connection: SEND; no receive buffer, the sender
+ *                 is told "receiver not ready" (RNR) and retries
+ *   rc_write_imm  RDMA WRITE with immediate into our ring: the data lands
+ *                 without a receive buffer; the immediate (the slot index)
+ *                 consumes one and is all our CPU sees
+ *
+ * setup() -> rx_loop() -> teardown(), the shape every path copies.
+ */
+#include "clock.h"
+#include "opt.h"
+#include "report.h"
+#include "run.h"
+#include "stats.h"
+#include "sysctr.h"
+#include "verbs.h"
+#include "verbs_rx.h"
+#include "wire.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WAIT_MS	  100 /* --cq event: re-check the run's end this often */
+#define ACK_EVERY 64  /* acknowledge CQ events in batches (a mutex each) */
+
+static const char *const cqs[] = { "poll", "event", NULL };
+static const char *const workloads[] = { "throughput", "latency", "visibility",
+					 NULL };
+
+/* Parse and account one message handed to us at now. */
+static inline void rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
+			  uint64_t now)
+{
+	struct pl_pkt p;
+	enum pl_reason r = pl_parse_payload(buf, len, &p);
+
+	if (r == PL_OK)
+		pl_stats_good(&rx->stats, &p, now);
+	else
+		pl_stats_reject(&rx->stats, r);
+}
+
+/* 8< verbs-post-recv */
+/* Post receive work requests for n slots in one call, chained. */
+static int post_slots(struct verbs_rx *rx, const uint32_t *slot, int n)
+{
+	struct ibv_recv_wr *bad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		rx->sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)(rx->ep.buf + slot[i] * VERBS_SLOT),
+			.length = VERBS_SLOT,
+			.lkey = rx->ep.mr->lkey,
+		};
+		rx->wr[i] = (struct ibv_recv_wr){
+			.wr_id = slot[i],
+			.next = i + 1 < n ? &rx->wr[i + 1] : NULL,
+			/* WRITE with immediate: the data is placed already,
+			 * the receive only carries the immediate. */
+			.sg_list = rx->write_imm ? NULL : &rx->sge[i],
+			.num_sge = rx->write_imm ? 0 : 1,
+		};
+	}
+	rx->recv_posts++;
+	return n ? -ibv_post_recv(rx->ep.qp, rx->wr, &bad) : 0;
+}
+/* >8 verbs-post-recv */
+
+/*
+ * The last step before the sender may send: fill the receive queue (every
+ * slot of the ring, a batch per call) and take the "before" snapshots, so
+ * that the counters see every data packet and no connection message.
+ */
+static int before_accept(void *arg)
+{
+	struct verbs_rx *rx = arg;
+	uint32_t slot[VERBS_MAX_BATCH];
+	unsigned i, k, n;
+	int err = 0;
+
+	for (i = 0; i < rx->depth && !err; i += n) {
+		n = rx->depth - i < VERBS_MAX_BATCH ? rx->depth - i
+						    : VERBS_MAX_BATCH;
+		for (k = 0; k < n; k++)
+			slot[k] = i + k;
+		err = post_slots(rx, slot, (int)n);
+	}
+	verbs_hwctr_read(&rx->ep.where, &rx->hw_before);
+	pl_sysctr_read(&rx->before, rx->ifname);
+	return err;
+}
+
+/* 8< verbs-rx-burst */
+/* Account a burst of completions, then give their buffers back. */
+static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
+{
+	uint64_t now = pl_now_ns();
+	uint32_t slot[VERBS_MAX_BATCH];
+	int i, k = 0;
+
+	rx->completions += (unsigned)n;
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			rx->wc_errors++; /* the QP is broken: no repost */
+			rx->last_wc_status = wc[i].status;
+			continue;
+		}
+		slot[k] = (uint32_t)wc[i].wr_id;
+		if (wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+			/* The sender wrote into our ring; the immediate
+			 * says where. Check it: it comes from the wire. */
+			rx->imm_last = ntohl(wc[i].imm_data);
+			rx->imm_completions++;
+			if (rx->imm_last >= rx->ep.slots) {
+				rx->imm_bad_slot++;
+				k++;
+				continue;
+			}
+			rx_one(rx, rx->ep.buf + rx->imm_last * VERBS_SLOT,
+			       wc[i].byte_len, now);
+		} else {
+			/* rx->grh: UD puts the 40-byte GRH first. */
+			rx_one(rx, rx->ep.buf + slot[k] * VERBS_SLOT + rx->grh,
+			       wc[i].byte_len - rx->grh, now);
+		}
+		k++;
+	}
+	if (post_slots(rx, slot, k))
+		rx->post_errors++;
+}
+/* >8 verbs-rx-burst */
+
+/* 8< verbs-poll-loop */
+/* Busy-poll the CQ from user space: no system call, no sleep. */
+static void poll_loop(struct verbs_rx *rx)
+{
+	int n;
+
+	while (!pl_run_done(&rx->run, &rx->stats)) {
+		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
+		rx->polls++;
+		if (n <= 0) {
+			rx->empty++;
+			continue;
+		}
+		rx_burst(rx, rx->wc, n);
+	}
+}
+/* >8 verbs-poll-loop */
+
+/* 8< verbs-event-loop */
+/*
+ * Poll while there is work; when the CQ runs dry, arm it, poll once more
+ * (a completion may have come in between), then sleep on the channel.
+ */
+static void event_loop(struct verbs_rx *rx)
+{
+	struct pollfd pfd = { .fd = rx->ep.ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	bool armed = false;
+	int n;
+
+	while (!pl_run_done(&rx->run, &rx->stats)) {
+		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
+		rx->polls++;
+		if (n > 0) {
+			rx_burst(rx, rx->wc, n);
+			continue;
+		}
+		rx->empty++;
+		if (!armed) {
+			ibv_req_notify_cq(rx->ep.cq, 0);
+			rx->arms++;
+			armed = true;
+			continue;
+		}
+		rx->waits++; /* poll(): sleep until the channel fd is ready */
+		if (poll(&pfd, 1, WAIT_MS) <= 0)
+			continue; /* a timeout, or a signal at the end */
+		rx->reads++;	  /* ibv_get_cq_event(): read() on the fd */
+		if (ibv_get_cq_event(rx->ep.ch, &cq, &cq_ctx))
+			continue;
+		rx->events++;
+		armed = false;
+		if (++rx->unacked == ACK_EVERY) {
+			ibv_ack_cq_events(cq, rx->unacked);
+			rx->unacked = 0;
+		}
+	}
+}
+/* >8 verbs-event-loop */
+
+/* Device, CQ, registered ring; the QP too unless rdma_cm makes it later. */
+static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
+{
+	unsigned access = IBV_ACCESS_LOCAL_WRITE;
+	int err;
+
+	rx->depth = c->v.depth;
+	rx->batch = c->v.batch;
+	rx->write_imm = c->v.mode == VERBS_RC_WRITE_IMM;
+	rx->grh = c->v.mode == VERBS_UD ? VERBS_GRH : 0;
+	if (rx->write_imm)
+		access |= IBV_ACCESS_REMOTE_WRITE;
+	err = verbs_ep_open(&rx->ep, &c->v, true);
+	if (err)
+		goto out_close;
+	/*
+	 * A WRITE longer than one packet lands before its last packet finds
+	 * (or misses) a receive buffer; twice the slots keep the sender from
+	 * reaching a slot we have not read yet.
+	 */
+	err = verbs_ep_objects(&rx->ep, &c->v,
+			       rx->write_imm ? 2 * rx->depth : rx->depth,
+			       access);
+	if (err)
+		goto out_close;
+	if (c->v.oob) {
+		err = verbs_qp_create(&rx->ep, &c->v, 1, rx->depth);
+		if (err)
+			goto out_close;
+	}
+	rx->rx_loop = c->cq == RX_CQ_EVENT ? event_loop : poll_loop;
+	return 0;
+
+out_close:
+	verbs_ep_close(&rx->ep);
+	return err;
+}
+
+/* Undo verbs_setup() and the connection. */
+static void verbs_teardown(struct verbs_rx *rx)
+{
+	if (rx->unacked)
+		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
+	verbs_disconnect(&rx->ep);
+	verbs_ep_close(&rx->ep);
+}
+
+/* Let the sender connect, run the loop between two snapshots, report. */
+static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c)
+{
+	struct pl_report r = {
+		.tool = "pathlab-rx-verbs",
+		.path = "verbs",
+		.mode = verbs_modes[c->v.mode],
+		.gpu = "none",
+		.workload = workloads[c->workload],
+		.env = c->env ? c->env : rx_env_label(&rx->ep.where),
+		.ifname = c->iface ? c->iface : rx->ep.where.ifname,
+		.latency_kind = "one-way",
+		.copies_per_packet = 0,
+		.copies_source = "by_design",
+		.copies_note =
+			"the NIC writes into the registered buffer "
+			"(here rxe, in the guest kernel, does that write)",
+		.loss_points = PL_LOSS_LINK,
+		.stats = &rx->stats,
+		.before = &rx->before,
+		.after = &rx->after,
+		.extra_json = rx_verbs_json,
+		.extra_arg = rx,
+	};
+	int err;
+
+	rx->cfg = c;
+	rx->ifname = r.ifname;
+	if (c->ready && (err = pl_run_ready(c->ready)))
+		return err;
+	/* The sender connects once we said we are ready. */
+	err = verbs_accept(&rx->ep, &c->v, 1, rx->depth, before_accept, rx);
+	if (err)
+		return err;
+	err = pl_run_start(&rx->run);
+	if (err)
+		return err;
+	rx->rx_loop(rx);
+	pl_run_finish(&rx->run);
+	pl_sysctr_read(&rx->after, r.ifname);
+	verbs_hwctr_read(&rx->ep.where, &rx->hw_after);
+	rx_verbs_account(rx, &r);
+	err = pl_report_emit(&r, c->json, c->quiet);
+	if (!c->quiet)
+		rx_verbs_table(stderr, rx, c);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct rx_cfg c = { .v = { .ib_port = 1,
+				   .port = VERBS_PORT,
+				   .timeout_ms = 60000,
+				   .depth = 2048,
+				   .batch = 64 },
+			    .cpu = UINT_MAX,
+			    .gid_index = UINT_MAX };
+	static struct verbs_rx rx;
+	int err;
+	const struct pl_opt opts[] = {
+		{ "mode", PL_OPT_CHOICE, &c.v.mode, "MODE",
+		  "ud, rc or rc_write_imm (ud)", 0, 0, verbs_modes },
+		{ "cq", PL_OPT_CHOICE, &c.cq, "KIND",
+		  "busy-poll the CQ, or sleep on its completion channel", 0, 0,
+		  cqs },
+		{ "device", PL_OPT_STR, &c.v.device, "NAME",
+		  "RDMA device (the first with a RoCE v2 IPv4 GID)" },
+		{ "ib-port", PL_OPT_U32, &c.v.ib_port, "N", "device port (1)",
+		  1, 255 },
+		{ "gid-index", PL_OPT_U32, &c.gid_index, "N",
+		  "GID table index (the first RoCE v2 IPv4 GID)", 0, 4095 },
+		{ "port", PL_OPT_U32, &c.v.port, "N",
+		  "rdma_cm port, or TCP port with --oob (18515)", 1, 65535 },
+		{ "oob", PL_OPT_FLAG, &c.v.oob, NULL,
+		  "exchange QP facts over TCP instead of rdma_cm" },
+		{ "timeout", PL_OPT_U32, &c.v.timeout_ms, "MS",
+		  "wait this long for a sender (60000)", 1, 3600000 },
+		{ "depth", PL_OPT_U32, &c.v.depth, "N",
+		  "receive buffers (ring slots) posted (2048)", 16,
+		  VERBS_MAX_DEPTH },
+		{ "batch", PL_OPT_U32, &c.v.batch, "N",
+		  "completions per ibv_poll_cq (64)", 1, VERBS_MAX_BATCH },
+		{ "count", PL_OPT_U64, &c.count, "N",
+		  "stop after N messages (0 = no limit)" },
+		{ "duration", PL_OPT_DOUBLE, &c.duration_s, "S",
+		  "stop after S seconds" },
+		{ "idle-timeout", PL_OPT_U32, &c.idle_ms, "MS",
+		  "stop MS after the last message" },
+		{ "iface", PL_OPT_STR, &c.iface, "IF",
+		  "link for the counters (the GID's network device)" },
+		{ "cpu", PL_OPT_U32, &c.cpu, "N", "pin to this CPU", 0, 4095 },
+		{ "workload", PL_OPT_CHOICE, &c.workload, "KIND",
+		  "label of the run", 0, 0, workloads },
+		{ "env", PL_OPT_STR, &c.env, "LABEL",
+		  "label of the environment (vm-softroce for rxe in a VM)" },
+		{ "json", PL_OPT_STR, &c.json, "FILE",
+		  "write the run's JSON to FILE (- = stdout)" },
+		{ "ready", PL_OPT_STR, &c.ready, "FILE",
+		  "create FILE once a sender may connect" },
+		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
+		  "no progress lines and no table" },
+		{ 0 }
+	};
+
+	err = pl_opt_parse(argc, argv, opts, "[options]", NULL);
+	if (err)
+		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
+	c.v.gid_index = c.gid_index == UINT_MAX ? -1 : (int)c.gid_index;
+	c.v.events = c.cq == RX_CQ_EVENT;
+	if (c.cpu != UINT_MAX && (err = pl_pin_cpu(c.cpu))) {
+		fprintf(stderr, "pathlab-rx-verbs: --cpu %u: %s\n", c.cpu,
+			strerror(-err));
+		return PL_EXIT_USAGE;
+	}
+	pl_stats_init(&rx.stats);
+	pl_tsc(); /* calibrate now, not inside the measured window */
+	err = verbs_setup(&rx, &c);
+	if (err) {
+		fprintf(stderr, "pathlab-rx-verbs: setup: %s\n",
+			strerror(-err));
+		return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
+	}
+	rx.run = (struct pl_run){ .prog = "pathlab-rx-verbs",
+				  .count = c.count,
+				  .duration_s = c.duration_s,
+				  .idle_ms = c.idle_ms,
+				  .quiet = c.quiet,
+				  .stats = &rx.stats };
+	err = receive_and_report(&rx, &c);
+	verbs_teardown(&rx);
+	pl_stats_free(&rx.stats);
+	if (err) {
+		fprintf(stderr, "pathlab-rx-verbs: %s\n", strerror(-err));
+		return PL_EXIT_FAIL;
+	}
+	return PL_EXIT_OK;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The verbs receiver's own figures: what the loop counted, what rxe's
+ * counters saw, where the losses went; the "verbs" object of the run JSON
+ * and one more line under the common table.
+ */
+#include "verbs_rx.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+/* True if this machine says it is virtual (CPU flag, or QEMU's DMI). */
+static bool in_vm(void)
+{
+	char line[256];
+	bool vm = false;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && !vm && fgets(line, sizeof(line), f))
+		vm = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
+	if (f)
+		fclose(f);
+	f = fopen("/sys/class/dmi/id/sys_vendor", "r");
+	if (f && fgets(line, sizeof(line), f))
+		vm = vm || !strncmp(line, "QEMU", 4);
+	if (f)
+		fclose(f);
+	return vm;
+}
+
+/* The env label: Soft-RoCE in a VM, Soft-RoCE, or a NIC. */
+const char *rx_env_label(const struct verbs_where *w)
+{
+	if (strncmp(w->dev, "rxe", 3))
+		return "nic";
+	return in_vm() ? "vm-softroce" : "softroce";
+}
+
+/* True when both ends use one device: rxe hands packets across in memory. */
+static bool same_device(const struct verbs_rx *rx)
+{
+	return !memcmp(rx->ep.remote.gid, rx->ep.where.gid.raw, 16);
+}
+
+/*
+ * After the run: completions left in the CQ, and the losses. On UD a
+ * message that finds no posted buffer is dropped without a trace but for
+ * rxe's rcvd_pkts, which counts it: what rxe received and we never
+ * completed is what the empty receive queue cost. On RC the same shortage
+ * is an RNR NAK to the sender, which retries: no loss, only delay.
+ */
+void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r)
+{
+	uint64_t rcvd;
+	int n;
+
+	while ((n = ibv_poll_cq(rx->ep.cq, VERBS_MAX_BATCH, rx->wc)) > 0)
+		rx->leftover += (uint64_t)n;
+	rcvd = verbs_hwctr_delta(&rx->hw_before, &rx->hw_after, "rcvd_pkts");
+	if (rx->cfg->v.mode == VERBS_UD &&
+	    rcvd > rx->completions + rx->leftover)
+		rx->ud_dropped = rcvd - rx->completions - rx->leftover;
+	if (rx->cfg->v.mode == VERBS_UD)
+		pl_report_drop(r, "rx_ud_rq_empty", rx->ud_dropped);
+	/* Data-path system calls: none while polling. With events: poll()
+	 * and read() on the channel, and the arm, which rxe runs as a
+	 * command in the kernel (a hardware NIC rings a doorbell). */
+	r->syscalls = rx->waits + rx->reads +
+		      (strncmp(rx->ep.where.dev, "rxe", 3) ? 0 : rx->arms);
+	r->wakeups = rx->events;
+}
+
+/* The rxe counters that moved during the run, as an object. */
+static void json_hwctr(struct pl_json *j, const struct verbs_rx *rx)
+{
+	const struct verbs_hwctr *a = &rx->hw_before, *b = &rx->hw_after;
+	unsigned i;
+
+	pl_json_obj(j, "device_counters");
+	for (i = 0; i < b->n; i++)
+		pl_json_u64(j, b->name[i], verbs_hwctr_delta(a, b, b->name[i]));
+	pl_json_end(j);
+}
+
+/*
+ * Packets and bytes on the wire for one message of len bytes: Ethernet 14,
+ * IPv4 20, UDP 8, BTH 12, ICRC 4 and FCS 4 per packet, plus the DETH (8)
+ * on UD, the RETH (16) on a WRITE's first packet and the immediate (4) on
+ * its last; each packet's payload padded to a multiple of 4.
+ */
+static unsigned roce_wire(const struct verbs_rx *rx, unsigned len,
+			  unsigned *bytes)
+{
+	unsigned mtu = verbs_mtu_bytes(rx->ep.where.mtu), n, i, chunk;
+
+	n = mtu && len > mtu ? (len + mtu - 1) / mtu : 1;
+	*bytes = 0;
+	for (i = 0; i < n; i++) {
+		chunk = i + 1 < n ? mtu : len - i * mtu;
+		*bytes += 62 + ((chunk + 3) & ~3u);
+		if (rx->cfg->v.mode == VERBS_UD)
+			*bytes += 8;
+	}
+	if (rx->write_imm)
+		*bytes += 16 + 4;
+	return n;
+}
+
+/* Where the end lives and how it is set up. */
+static void json_setup(struct pl_json *j, const struct verbs_rx *rx)
+{
+	const struct verbs_where *w = &rx->ep.where;
+	const struct rx_cfg *c = rx->cfg;
+	char gid[INET6_ADDRSTRLEN];
+	unsigned packets, wire;
+
+	inet_ntop(AF_INET6, w->gid.raw, gid, sizeof(gid));
+	pl_json_str(j, "device", w->dev);
+	pl_json_u64(j, "ib_port", w->port);
+	pl_json_i64(j, "gid_index", w->gid_index);
+	pl_json_str(j, "gid", gid);
+	pl_json_str(j, "netdev", w->ifname);
+	pl_json_bool(j, "rxe_loopback", same_device(rx));
+	pl_json_str(j, "connect", c->v.oob ? "tcp_oob" : "rdma_cm");
+	pl_json_str(j, "qp_type", c->v.mode == VERBS_UD ? "UD" : "RC");
+	pl_json_str(j, "opcode",
+		    rx->write_imm ? "RDMA_WRITE_WITH_IMM" : "SEND");
+	pl_json_str(j, "cq", c->cq == RX_CQ_EVENT ? "event" : "poll");
+	pl_json_u64(j, "path_mtu", verbs_mtu_bytes(w->mtu));
+	pl_json_u64(j, "rx_depth", rx->depth);
+	pl_json_u64(j, "poll_batch", rx->batch);
+	pl_json_u64(j, "slot_bytes", VERBS_SLOT);
+	pl_json_u64(j, "grh_bytes", rx->grh);
+	packets = roce_wire(rx, rx->stats.payload_len, &wire);
+	pl_json_u64(j, "roce_packets_per_message", packets);
+	pl_json_u64(j, "roce_wire_bytes_per_message", wire);
+	pl_json_u64(j, "ring_slots", rx->ep.slots);
+	pl_json_u64(j, "mr_bytes", (uint64_t)rx->ep.slots * VERBS_SLOT);
+	pl_json_dbl(j, "mr_reg_us", (double)rx->ep.mr_reg_ns / 1e3);
+}
+
+/* The "verbs" object of the run JSON. */
+void rx_verbs_json(struct pl_json *j, void *arg)
+{
+	const struct verbs_rx *rx = arg;
+	const struct verbs_hwctr *a = &rx->hw_before, *b = &rx->hw_after;
+
+	pl_json_obj(j, "verbs");
+	json_setup(j, rx);
+	pl_json_u64(j, "completions", rx->completions);
+	pl_json_u64(j, "cq_polls", rx->polls);
+	pl_json_u64(j, "cq_empty_polls", rx->empty);
+	pl_json_u64(j, "cq_arms", rx->arms);
+	pl_json_u64(j, "cq_events", rx->events);
+	pl_json_u64(j, "event_waits", rx->waits);
+	pl_json_u64(j, "event_reads", rx->reads);
+	pl_json_str(j, "syscalls_counted",
+		    "poll() and ibv_get_cq_event()'s read() per wait, "
+		    "ibv_req_notify_cq() on rxe (a kernel command); "
+		    "none while busy-polling");
+	pl_json_u64(j, "wc_errors", rx->wc_errors);
+	pl_json_str(j, "last_wc_error",
+		    rx->wc_errors ? ibv_wc_status_str(rx->last_wc_status) : "");
+	pl_json_u64(j, "recv_post_calls", rx->recv_posts);
+	pl_json_u64(j, "recv_post_errors", rx->post_errors);
+	pl_json_u64(j, "imm_completions", rx->imm_completions);
+	pl_json_u64(j, "imm_last_slot", rx->imm_last);
+	pl_json_u64(j, "imm_bad_slot", rx->imm_bad_slot);
+	pl_json_u64(j, "leftover_completions", rx->leftover);
+	pl_json_u64(j, "rnr_naks_sent",
+		    verbs_hwctr_delta(a, b, "send_rnr_err"));
+	pl_json_u64(j, "ud_rq_empty_drops", rx->ud_dropped);
+	pl_json_str(j, "ud_drop_source",
+		    same_device(rx) ? "derived: rxe rcvd_pkts - receive "
+				      "completions (device shared with the "
+				      "sender: approximate)"
+				    : "derived: rxe rcvd_pkts - receive "
+				      "completions");
+	json_hwctr(j, rx);
+	pl_json_end(j);
+}
+
+/* One line under the common table: the CQ's side of the story. */
+void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c)
+{
+	const struct verbs_where *w = &rx->ep.where;
+
+	fprintf(f,
+		"  verbs     %s port %u GID %d (%s) %s via %s, CQ %s: polls "
+		"%llu (empty %llu), arms %llu, events %llu\n",
+		w->dev, w->port, w->gid_index, w->ifname,
+		verbs_modes[c->v.mode], c->v.oob ? "TCP" : "rdma_cm",
+		c->cq == RX_CQ_EVENT ? "event" : "poll",
+		(unsigned long long)rx->polls, (unsigned long long)rx->empty,
+		(unsigned long long)rx->arms, (unsigned long long)rx->events);
+	fprintf(f,
+		"            RNR NAKs sent %llu  UD drops (rq empty) %llu  "
+		"WC errors %llu",
+		(unsigned long long)verbs_hwctr_delta(
+			&rx->hw_before, &rx->hw_after, "send_rnr_err"),
+		(unsigned long long)rx->ud_dropped,
+		(unsigned long long)rx->wc_errors);
+	if (rx->write_imm)
+		fprintf(f, "  immediates %llu, last slot %u",
+			(unsigned long long)rx->imm_completions, rx->imm_last);
+	fprintf(f, "%s\n", same_device(rx) ? "  (rxe loopback)" : "");
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* The receiver's state, shared by rx_verbs.c and its report. */
+#ifndef PATHLAB_VERBS_RX_H
+#define PATHLAB_VERBS_RX_H
+
+#include "report.h"
+#include "run.h"
+#include "stats.h"
+#include "verbs.h"
+
+#include <stdio.h>
+
+enum { RX_CQ_POLL, RX_CQ_EVENT };
+
+struct rx_cfg {
+	struct verbs_cfg v;
+	const char *iface, *env, *json, *ready;
+	unsigned idle_ms, cpu, gid_index;
+	int cq, workload;
+	uint64_t count;
+	double duration_s;
+	bool quiet;
+};
+
+struct verbs_rx {
+	const struct rx_cfg *cfg;
+	struct verbs_ep ep;
+	unsigned depth, batch, grh; /* grh: bytes before the payload */
+	bool write_imm;
+	/* counted by the loops */
+	uint64_t completions, polls, empty, arms, waits, reads, events;
+	uint64_t wc_errors, recv_posts, post_errors;
+	uint64_t imm_completions, imm_bad_slot;
+	uint32_t imm_last;
+	int last_wc_status;
+	unsigned unacked;
+	/* counted around the run */
+	const char *ifname;
+	uint64_t leftover, ud_dropped;
+	struct pl_sysctr before, after;
+	struct verbs_hwctr hw_before, hw_after;
+	void (*rx_loop)(struct verbs_rx *rx);
+	struct pl_run run;
+	struct pl_rx_stats stats;
+	struct ibv_recv_wr wr[VERBS_MAX_BATCH];
+	struct ibv_sge sge[VERBS_MAX_BATCH];
+	struct ibv_wc wc[VERBS_MAX_BATCH];
+};
+
+/* rx_verbs_report.c */
+const char *rx_env_label(const struct verbs_where *w);
+void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r);
+void rx_verbs_json(struct pl_json *j, void *arg);
+void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c);
+
+#endif

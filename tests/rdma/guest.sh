@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The rdma suite proper, run where RDMA devices exist: inside the rdma-vm
+# guest (run.sh boots it once for all of this), or on a host with a verbs
+# device. Exact counts for UD, RC and RDMA WRITE with immediate; both CQ
+# modes; malformed messages counted by reason; losses attributed; and
+# clear, quick failures for a wrong device, GID index or peer.
+#
+#   tests/rdma/guest.sh BUILD_DIR OUT_DIR
+set -u
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$1
+OUT=$2
+. "$REPO/tests/rdma/lib.sh"
+SCHEMA=$REPO/common/results.schema.json
+
+for v in PL_VM_RX_DEV PL_VM_TX_DEV PL_VM_RX_ADDR PL_VM_ENV; do
+	[ -n "${!v:-}" ] || { echo "guest.sh: $v is not set"; exit 99; }
+done
+if [ ! -x "$RX_VERBS" ] || [ ! -x "$TX_VERBS" ]; then
+	echo "guest.sh: the verbs tools are not built in $BUILD"
+	exit 99
+fi
+echo "devices: sender $PL_VM_TX_DEV ($PL_VM_TX_ADDR), receiver $PL_VM_RX_DEV ($PL_VM_RX_ADDR), topology ${PL_VM_TOPO:-host}"
+
+RX="--cpu 1 --idle-timeout 3000 --timeout 20000"
+TX="--cpu 0 --timeout 5000"
+N=10000
+
+# 1. UD: a receive queue deeper than the train, so that no message can
+# find it empty even when the (shared, emulated) CPUs stall the receiver.
+run_pair ud "$RX --count $N --mode ud --depth 12000" "$TX --count $N --mode ud --rate 20000" &&
+	show ud
+f=$OUT/ud.json
+check "ud: $N sent, $N received, none lost" \
+	".sent == $N and .received == $N and .lost == 0 and .bad == 0 and .duplicates == 0" "$f" \
+	'{sent, received, lost, bad, drops}'
+check "ud: a UD QP with a 40-byte GRH before each payload" \
+	'.verbs.qp_type == "UD" and .verbs.grh_bytes == 40 and .mode == "ud" and .path == "verbs"' "$f"
+check "ud: busy polling makes no system call" \
+	'.syscalls == 0 and .wakeups_per_packet == 0 and .verbs.cq_polls > .verbs.cq_empty_polls' "$f" \
+	'{syscalls, verbs: (.verbs | {cq_polls, cq_empty_polls})}'
+check "ud: zero copies, by design; env labelled" \
+	".copies_per_packet == 0 and .copies_source == \"by_design\" and .env == \"$PL_VM_ENV\"" "$f"
+check "ud: rxe received every message (rcvd_pkts)" \
+	'.verbs.device_counters.rcvd_pkts >= .sent' "$f" '.verbs.device_counters'
+check "ud: the run JSON has every field the schema requires" \
+	"$(jq -c '."$defs".run.required' "$SCHEMA") - keys == []" "$OUT/ud.rx.json" 'keys'
+
+# 2. RC: reliable, so no pacing at all; the end marker ends the run.
+run_pair rc "$RX --count 0 --mode rc" "$TX --count $N --mode rc" && show rc
+f=$OUT/rc.json
+check "rc: $N sent, $N received in order, none lost" \
+	".sent == $N and .received == $N and .lost == 0 and .reordered == 0 and .duplicates == 0" "$f" \
+	'{sent, received, lost, reordered, duplicates}'
+check "rc: the end marker told the receiver the count" \
+	".end_markers == 1 and .sent_source == \"end_marker\" and .sent == $N" "$OUT/rc.rx.json" \
+	'{end_markers, sent_source, sent}'
+
+# 3. RDMA WRITE with immediate: the bytes land in our ring, the immediate
+# names the slot. 1472-byte messages span two 1024-byte packets.
+run_pair imm "$RX --count $N --mode rc_write_imm" \
+	"$TX --count $N --mode rc_write_imm --payload 1472" && show imm
+f=$OUT/imm.json
+check "rc_write_imm: $N messages delivered, every byte checked" \
+	".sent == $N and .received == $N and .bad == 0 and .payload_bytes == 1472" "$f" \
+	'{sent, received, bad, bad_by_reason}'
+check "rc_write_imm: one immediate per message, all naming a ring slot" \
+	'.verbs.imm_completions == .received + .end_markers and .verbs.imm_bad_slot == 0 and .verbs.opcode == "RDMA_WRITE_WITH_IMM"' "$f" \
+	'.verbs | {imm_completions, imm_bad_slot, imm_last_slot}'
+if [ "$PL_VM_TOPO" != loopback ]; then
+	check "rc_write_imm: two packets per message crossed the link" \
+		'.link_rx_packets >= 2 * .sent' "$f" '{link_rx_packets, sent}'
+fi
+
+# 4. Completion events instead of busy polling, for UD and RC.
+run_pair ud_event "$RX --count 3000 --mode ud --cq event --depth 4096" \
+	"$TX --count 3000 --mode ud --rate 10000" && show ud_event
+run_pair rc_event "$RX --count 3000 --mode rc --cq event" \
+	"$TX --count 3000 --mode rc --rate 10000" && show rc_event
+for m in ud_event rc_event; do
+	check "$m: all received while sleeping on the completion channel" \
+		'.sent == 3000 and .received == 3000 and .verbs.cq == "event"' "$OUT/$m.json"
+	check "$m: events, wake-ups and system calls counted" \
+		'.verbs.cq_events > 0 and .wakeups_per_packet > 0 and .syscalls >= .verbs.cq_events and .syscalls_per_packet > 0' \
+		"$OUT/$m.json" '{syscalls, wakeups_per_packet, verbs: (.verbs | {cq_events, cq_arms, event_waits})}'
+done
+
+# 5. Malformed messages, counted by reason (RC: none lost on the way).
+run_pair bad "$RX --count 0 --mode rc" "$TX --count 4000 --mode rc --corrupt-every 10"
+f=$OUT/bad.json
+check "malformed: the good ones all arrived" '.sent == 4000 and .received == 4000' "$f"
+for r in hdr_trunc magic version check; do
+	check "malformed: $r counted as the sender broke them" \
+		".bad_by_reason.$r == .gen.bad_sent_by_reason.$r and .bad_by_reason.$r > 0" "$f" \
+		'{bad_by_reason, sent_bad: .gen.bad_sent_by_reason}'
+done
+
+# 6. Receive-queue starvation (16 buffers, a receiver that sleeps between
+# bursts): UD drops silently, RC gets RNR and retries.
+run_pair ud_starved "$RX --count 0 --mode ud --depth 16 --batch 4 --cq event" \
+	"$TX --count 20000 --mode ud" && show ud_starved
+f=$OUT/ud_starved.json
+# One device for both ends (rxe loopback) also counts the connection's
+# packets to the sender: near, not exact.
+exact='.unattributed == 0'
+[ "$PL_VM_TOPO" != loopback ] || exact='(.unattributed | fabs) <= 3'
+check "ud starved: every loss attributed to the empty receive queue" \
+	"$exact and .received + .lost == .sent" "$f" \
+	'{sent, received, lost, drops, unattributed, end_markers_lost}'
+run_pair rc_starved "$RX --count 0 --mode rc --depth 16 --batch 4 --cq event" \
+	"$TX --count 5000 --mode rc" && show rc_starved
+f=$OUT/rc_starved.json
+check "rc starved: nothing lost" '.sent == 5000 and .received == 5000 and .lost == 0' "$f"
+echo "     rc starved: RNR NAKs sent $(jq '.verbs.rnr_naks_sent' "$f"), received by the sender $(jq '.gen.verbs.device_counters.rcvd_rnr_err' "$f")"
+
+# 7. The TCP exchange instead of rdma_cm, with our own QP transitions.
+run_pair oob_rc "$RX --count 3000 --mode rc --oob" "$TX --count 3000 --mode rc --oob"
+run_pair oob_ud "$RX --count 3000 --mode ud --oob --depth 4096" "$TX --count 3000 --mode ud --oob --rate 20000"
+for m in oob_rc oob_ud; do
+	check "$m: all received over a TCP-exchanged connection" \
+		'.sent == 3000 and .received == 3000 and .verbs.connect == "tcp_oob"' "$OUT/$m.json"
+done
+
+# 8. Our count of data-path system calls against strace's: an event-mode
+# run makes exactly the poll(), read() and ioctl() calls we counted more
+# than the same run busy-polling (which makes none).
+if command -v strace >/dev/null; then
+	for cq in poll event; do
+		RX_WRAP="strace -f -qq -c -o $OUT/strace.$cq -e trace=poll,read,ioctl" \
+			run_pair "strace_$cq" "$RX --count 0 --mode rc --cq $cq" \
+			"$TX --count 2000 --mode rc --rate 5000"
+	done
+	calls() { awk '$NF ~ /^(poll|read|ioctl)$/ { n += $4 } END { print n + 0 }' "$1"; }
+	st=$(($(calls "$OUT/strace.event") - $(calls "$OUT/strace.poll")))
+	ours=$(jq '.syscalls' "$OUT/strace_event.rx.json")
+	if [ "$(jq '.syscalls' "$OUT/strace_poll.rx.json")" = 0 ] &&
+		[ $((st - ours)) -le 10 ] && [ $((ours - st)) -le 10 ]; then
+		ok "syscalls: ours $ours, strace's $st (event minus poll)"
+	else
+		bad "syscalls: ours $ours, strace's $st (event minus poll)"
+		cat "$OUT/strace.poll" "$OUT/strace.event"
+	fi
+else
+	echo "     (strace is not installed: the system-call cross-check is skipped)"
+fi
+
+# 9. Wrong device, wrong GID index, nobody there: clear errors, quickly.
+fails_fast "wrong device" 5 "no RDMA device named nosuch" \
+	"$RX_VERBS" --device nosuch --timeout 2000 --quiet
+fails_fast "wrong GID index" 5 "has no GID at index 77" \
+	"$RX_VERBS" --device "$PL_VM_RX_DEV" --gid-index 77 --timeout 2000 --quiet
+fails_fast "unreachable peer (rdma_cm)" 10 "ADDR_ERROR|ROUTE_ERROR|UNREACHABLE|unreachable|timed out" \
+	"$TX_VERBS" --device "$PL_VM_TX_DEV" --dst 10.77.0.99 --timeout 3000 --quiet
+fails_fast "no receiver listening (rdma_cm)" 10 "REJECTED|refused" \
+	"$TX_VERBS" --device "$PL_VM_TX_DEV" --dst "$PL_VM_RX_ADDR" --mode rc --timeout 3000 --quiet
+fails_fast "unreachable peer (--oob)" 10 "timed out|refused|unreachable" \
+	"$TX_VERBS" --device "$PL_VM_TX_DEV" --dst 10.77.0.99 --oob --timeout 3000 --quiet
+fails_fast "no sender comes (receiver)" 10 "timed out" \
+	"$RX_VERBS" --device "$PL_VM_RX_DEV" --timeout 2000 --quiet
+fails_fast "mode mismatch" 10 "runs --mode" \
+	bash -c "'$RX_VERBS' --device '$PL_VM_RX_DEV' --mode rc_write_imm --timeout 5000 --quiet & sleep 1;
+		'$TX_VERBS' --device '$PL_VM_TX_DEV' --dst '$PL_VM_RX_ADDR' --mode rc --timeout 3000 --quiet; rc=\$?; wait; exit \$rc"
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
