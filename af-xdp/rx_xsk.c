@@ -14,6 +14,7 @@
  */
 #include "rx_xsk.h"
 #include "clock.h"
+#include "gpu.h"
 #include "link.h"
 #include "opt.h"
 #include "report.h"
@@ -295,6 +296,8 @@ static int receive_and_report(struct xsk_rx *rx, const struct xsk_cfg *c)
 	r.syscalls = rx->syscalls;
 	r.wakeups = afxdp ? rx->wakeups : 0;
 	add_drops(&r, rx);
+	if (rx->gpu)
+		gpu_xsk_report(rx, &r);
 	return pl_report_emit(&r, c->json, c->quiet);
 }
 
@@ -317,12 +320,18 @@ static int xsk_rx_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 		return err;
 	}
 	rx->rx_loop = c->loop == LOOP_POLL ? poll_loop : busy_loop;
-	return 0;
+	if (c->gpu && (err = gpu_xsk_setup(rx, c))) {
+		xsk_teardown(rx);
+		xdp_prog_teardown(rx);
+	}
+	return err;
 }
 
 /* Undo xsk_rx_setup(): the socket leaves the map before the program goes. */
 static void xsk_rx_teardown(struct xsk_rx *rx)
 {
+	if (rx->gpu)
+		gpu_xsk_teardown(rx);
 	if (rx->xsk)
 		xsk_teardown(rx);
 	xdp_prog_teardown(rx);
@@ -412,6 +421,12 @@ int main(int argc, char **argv)
 		  "create FILE once ready to receive" },
 		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
 		  "no progress lines and no table" },
+		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
+		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
+		  pl_gpu_kinds },
+		{ "gpu-mode", PL_OPT_CHOICE, &c.gpu_mode, "MODE",
+		  "the GPU reads the UMEM in place, or gets a copy", 0, 0,
+		  gpu_xsk_modes },
 		{ 0 }
 	};
 
@@ -425,6 +440,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pathlab-rx-xsk: --iface is required; --frames "
 				"and --ring are powers of two; --frame-size "
 				"is 2048 or 4096\n");
+		return PL_EXIT_USAGE;
+	}
+	if (c.gpu && c.action != PL_XDP_REDIRECT) {
+		fprintf(stderr, "pathlab-rx-xsk: --gpu needs --action "
+				"redirect: XDP alone hands nothing over\n");
 		return PL_EXIT_USAGE;
 	}
 	if (c.cpu != UINT_MAX && (err = pl_pin_cpu(c.cpu))) {

@@ -22,6 +22,7 @@
 enum { ATTACH_NATIVE, ATTACH_SKB };
 enum { BIND_COPY, BIND_ZEROCOPY, BIND_AUTO };
 enum { LOOP_BUSY, LOOP_POLL };
+enum { GPU_XSK_MAPPED, GPU_XSK_COPY };
 
 struct xsk_cfg {
 	const char *iface, *env, *json, *ready;
@@ -32,6 +33,7 @@ struct xsk_cfg {
 	bool need_wakeup, quiet;
 	uint64_t count;
 	double duration_s;
+	int gpu, gpu_mode; /* enum pl_gpu_kind, GPU_XSK_* */
 };
 
 /* What the XDP program counted, summed over CPUs. */
@@ -70,6 +72,7 @@ struct xsk_rx {
 	struct pl_rx_stats stats;
 	struct xdp_statistics xs0, xs; /* XDP_STATISTICS before and after */
 	struct xdp_totals xdp;
+	struct gpu_xsk *gpu; /* the GPU variant's state, or NULL */
 };
 
 /* Load our program with the action and port set, attach it; 0/-errno. */
@@ -92,5 +95,19 @@ int xdp_read_lab(struct xsk_rx *rx);
 
 /* Sum all of the program's per-CPU counters into rx->xdp; 0/-errno. */
 int xdp_read_totals(struct xsk_rx *rx);
+
+struct pl_report;
+
+/* "mapped", "copy": the choices of --gpu-mode. */
+extern const char *const gpu_xsk_modes[];
+
+/* The GPU variant (gpu_xsk.c): UMEM registration and loops; 0/-errno. */
+int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+
+/* Undo gpu_xsk_setup(), before the UMEM goes. */
+void gpu_xsk_teardown(struct xsk_rx *rx);
+
+/* Add the GPU figures to the run's report. */
+void gpu_xsk_report(struct xsk_rx *rx, struct pl_report *r);
 
 #endif

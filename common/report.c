@@ -209,6 +209,22 @@ static void json_costs(struct pl_json *j, const struct pl_report *r,
 	pl_json_u64(j, "ctx_switches_voluntary", d->self_nvcsw);
 }
 
+/* True for a run of a GPU variant. */
+static bool gpu_run(const struct pl_report *r)
+{
+	return r->gpu && strcmp(r->gpu, "none");
+}
+
+/* The GPU variants' figures; gpu_detail comes at the end. */
+static void json_gpu(struct pl_json *j, const struct pl_report *r)
+{
+	pl_json_u64(j, "gpu_verified", r->gpu_verified);
+	pl_json_u64(j, "gpu_bad", r->gpu_bad);
+	pl_json_dbl(j, "pcie_crossings_per_packet",
+		    r->pcie_crossings_per_packet);
+	pl_json_str(j, "pcie_source", r->pcie_source ? r->pcie_source : "");
+}
+
 /* What the kernel's own counters saw, inside the receiver's namespace. */
 static void json_kernel(struct pl_json *j, const struct figures *f)
 {
@@ -257,6 +273,8 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 	}
 	pl_json_u64(&j, "latency_skipped", r->stats->lat_skipped);
 	json_costs(&j, r, &f);
+	if (gpu_run(r))
+		json_gpu(&j, r);
 	json_kernel(&j, &f);
 	pl_json_obj(&j, "budget");
 	pl_json_dbl(&j, "clock_hz", f.hz);
@@ -268,6 +286,8 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 	pl_json_end(&j);
 	if (r->extra_json)
 		r->extra_json(&j, r->extra_arg);
+	if (gpu_run(r) && r->gpu_json)
+		r->gpu_json(&j, r->gpu_arg);
 	pl_json_end(&j);
 	pl_json_done(&j);
 }
@@ -344,6 +364,14 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		r->copies_per_packet, r->copies_source,
 		per_pkt((double)r->wakeups, f.received),
 		per_pkt((double)f.d.net_rx_softirqs, f.received));
+	if (gpu_run(r))
+		fprintf(out,
+			"  gpu       consumer verified %llu  bad %llu  PCIe "
+			"crossings %.2f per packet (%s)\n",
+			(unsigned long long)r->gpu_verified,
+			(unsigned long long)r->gpu_bad,
+			r->pcie_crossings_per_packet,
+			r->pcie_source ? r->pcie_source : "");
 	fprintf(out,
 		"  budget    at 10 GbE / %u B a core has %.1f cycles per "
 		"packet (100 GbE: %.1f); this path spent %.0f system-wide\n",

@@ -61,6 +61,16 @@ struct pl_report {
 	/* Writes the path's nested object (named after the path), or NULL. */
 	void (*extra_json)(struct pl_json *j, void *arg);
 	void *extra_arg;
+	/*
+	 * GPU variants (gpu other than "none"): packets the consumer checked
+	 * good and bad, PCIe crossings per packet and how that figure was
+	 * obtained (by_design | modelled), and a writer of "gpu_detail".
+	 */
+	uint64_t gpu_verified, gpu_bad;
+	double pcie_crossings_per_packet;
+	const char *pcie_source;
+	void (*gpu_json)(struct pl_json *j, void *arg);
+	void *gpu_arg;
 };
 
 /* Add one of the path's own loss counters to the report. */

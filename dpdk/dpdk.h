@@ -6,6 +6,7 @@
  *   eal.c     EAL arguments: lab defaults, hugepages, the PCI safety rules
  *   port.c    mempool, port setup and teardown, the PMD's counters
  *   rx_dpdk.c options, the poll loop, the report
+ *   gpu_dpdk.c --gpu: the mbuf pool in device memory, the GPU's poll loop
  */
 #ifndef PATHLAB_DPDK_H
 #define PATHLAB_DPDK_H
@@ -15,8 +16,11 @@
 
 #include "json.h"
 #include "report.h"
+#include "run.h"
+#include "stats.h"
 
 #define EAL_MAX_ARGS 32
+#define MAX_BURST    512
 
 enum { VDEV_AF_PACKET, VDEV_AF_XDP };
 
@@ -27,6 +31,7 @@ struct cfg {
 	uint64_t count;
 	double duration_s;
 	bool xstats, quiet;
+	int gpu; /* enum pl_gpu_kind */
 };
 
 /* The EAL command line we pass to rte_eal_init() and the facts behind it. */
@@ -66,6 +71,8 @@ void eal_remove_runtime_at_exit(const struct eal_args *e);
 struct dpdk_port {
 	uint16_t id;
 	struct rte_mempool *pool;
+	/* Set before port_setup(): a pool on device memory to use instead. */
+	struct rte_mempool *ext_pool;
 	char driver[32];
 	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
 	uint64_t ring_drops; /* af_packet: PACKET_STATISTICS tp_drops */
@@ -89,5 +96,30 @@ void port_stats_json(struct pl_json *j, const struct dpdk_port *p);
 
 /* Stop and close the port, free the pool; undoes port_setup(). */
 void port_teardown(struct dpdk_port *p);
+
+/* The receiver: the port, its EAL arguments, the loop's counters. */
+struct dpdk_rx {
+	struct dpdk_port port;
+	struct eal_args eal;
+	const char *mode; /* af_packet | af_xdp | pci */
+	unsigned burst;
+	uint64_t polls[2];  /* [0] empty, [1] returned packets */
+	uint64_t cycles[2]; /* TSC cycles of those polls */
+	uint64_t wakeups;
+	void (*rx_loop)(struct dpdk_rx *rx);
+	struct gpu_dpdk *gpu; /* the GPU variant's state, or NULL */
+	struct pl_run run;
+	struct pl_rx_stats stats;
+	struct rte_mbuf *bufs[MAX_BURST];
+};
+
+/* The GPU variant (gpu_dpdk.c): steps 1-4 and its loop, before the port. */
+int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c);
+
+/* Undo gpu_dpdk_setup(), after the port is closed. */
+void gpu_dpdk_teardown(struct dpdk_rx *rx);
+
+/* Add the GPU figures to the run's report. */
+void gpu_dpdk_report(struct dpdk_rx *rx, struct pl_report *r);
 
 #endif

@@ -33,9 +33,12 @@ int port_setup(struct dpdk_port *p, const struct cfg *c)
 		return -ENODEV;
 	RTE_ETH_FOREACH_DEV(p->id)
 	break;
-	p->pool = rte_pktmbuf_pool_create("pathlab_rx", c->mbufs, MBUF_CACHE, 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE,
-					  rte_socket_id());
+	/* The GPU variant brings its own pool, on device memory. */
+	p->pool = p->ext_pool;
+	if (!p->pool)
+		p->pool = rte_pktmbuf_pool_create(
+			"pathlab_rx", c->mbufs, MBUF_CACHE, 0,
+			RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	if (!p->pool)
 		return -rte_errno;
 	err = rte_eth_dev_info_get(p->id, &info);

@@ -16,6 +16,7 @@
  */
 #include "clock.h"
 #include "dpdk.h"
+#include "gpu.h"
 #include "link.h"
 #include "opt.h"
 #include "report.h"
@@ -37,24 +38,9 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#define MAX_BURST 512
-
 static const char *const vdevs[] = { "af_packet", "af_xdp", NULL };
 static const char *const workloads[] = { "throughput", "latency", "visibility",
 					 NULL };
-
-struct dpdk_rx {
-	struct dpdk_port port;
-	struct eal_args eal;
-	const char *mode; /* af_packet | af_xdp | pci */
-	unsigned burst;
-	uint64_t polls[2];  /* [0] empty, [1] returned packets */
-	uint64_t cycles[2]; /* TSC cycles of those polls */
-	uint64_t wakeups;
-	struct pl_run run;
-	struct pl_rx_stats stats;
-	struct rte_mbuf *bufs[MAX_BURST];
-};
 
 /* Parse and account one frame handed to us at now. */
 static inline void rx_one(struct dpdk_rx *rx, const struct rte_mbuf *m,
@@ -121,7 +107,10 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 			rte_strerror(rte_errno));
 		return err;
 	}
-	err = port_setup(&rx->port, c);
+	rx->rx_loop = dpdk_rx_loop;
+	err = c->gpu ? gpu_dpdk_setup(rx, c) : 0;
+	if (!err)
+		err = port_setup(&rx->port, c);
 	if (err == -ENODEV)
 		fprintf(stderr,
 			"pathlab-rx-dpdk: no port: the device did not probe "
@@ -140,6 +129,8 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 	return 0;
 
 out_cleanup_eal:
+	if (rx->gpu)
+		gpu_dpdk_teardown(rx);
 	rte_eal_cleanup();
 	return err;
 }
@@ -148,6 +139,8 @@ out_cleanup_eal:
 static void dpdk_teardown(struct dpdk_rx *rx)
 {
 	port_teardown(&rx->port);
+	if (rx->gpu)
+		gpu_dpdk_teardown(rx);
 	rte_eal_cleanup();
 }
 
@@ -277,7 +270,7 @@ static int receive_and_report(struct dpdk_rx *rx, const struct cfg *c)
 	err = pl_run_start(&rx->run);
 	if (err)
 		return err;
-	dpdk_rx_loop(rx);
+	rx->rx_loop(rx);
 	pl_run_finish(&rx->run);
 	rx->wakeups = thread_sleeps() - sleeps;
 	pl_sysctr_read(&after, c->iface);
@@ -289,6 +282,8 @@ static int receive_and_report(struct dpdk_rx *rx, const struct cfg *c)
 			 after.link_rx_dropped - before.link_rx_dropped);
 	r.syscalls = 0; /* ours; the PMD's own wake-up calls are not seen */
 	r.wakeups = rx->wakeups;
+	if (rx->gpu)
+		gpu_dpdk_report(rx, &r);
 	return pl_report_emit(&r, c->json, c->quiet);
 }
 
@@ -348,6 +343,9 @@ int main(int argc, char **argv)
 		  "create FILE once ready to receive" },
 		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
 		  "no progress lines and no table" },
+		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
+		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
+		  pl_gpu_kinds },
 		{ 0 }
 	};
 

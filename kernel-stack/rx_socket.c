@@ -10,6 +10,7 @@
  * setup() -> rx_loop() -> teardown(), the shape every path copies.
  */
 #include "rx_socket.h"
+#include "gpu.h"
 #include "link.h"
 #include "opt.h"
 #include "report.h"
@@ -182,6 +183,8 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 		rx->rx_loop = recvmmsg_traced_loop;
 		socket_trace_setup(rx, c);
 	}
+	if (c->gpu && (err = gpu_socket_setup(rx, c)))
+		goto out_close;
 	return 0;
 
 out_close:
@@ -195,6 +198,8 @@ out_free:
 /* Undo socket_setup(). */
 static void socket_teardown(struct sock_rx *rx)
 {
+	if (rx->gpu)
+		gpu_socket_teardown(rx);
 	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	close(rx->fd);
 	free(rx->cmsg);
@@ -267,6 +272,8 @@ static int receive_and_report(struct sock_rx *rx, const struct cfg *c)
 	pl_run_finish(&rx->run);
 	r.syscalls = rx->syscalls;
 	r.wakeups = rx->wakeups;
+	if (rx->gpu)
+		gpu_socket_report(rx, &r);
 	return pl_report_emit(&r, c->json, c->quiet);
 }
 
@@ -316,6 +323,9 @@ int main(int argc, char **argv)
 		  "step through the first N datagrams", 1, 100000 },
 		{ "trace-file", PL_OPT_STR, &c.trace_file, "FILE",
 		  "write the trace to FILE (stderr)" },
+		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
+		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
+		  pl_gpu_kinds },
 		{ 0 }
 	};
 

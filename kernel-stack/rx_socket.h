@@ -31,6 +31,7 @@ struct cfg {
 	bool stamps, quiet;
 	unsigned trace;
 	const char *trace_file;
+	int gpu; /* enum pl_gpu_kind */
 };
 
 struct sock_rx {
@@ -49,6 +50,7 @@ struct sock_rx {
 	struct iovec iov[MAX_BATCH];
 	uint8_t (*bufs)[BUF_LEN];
 	uint8_t (*cmsg)[CMSG_LEN_TS];
+	struct gpu_socket *gpu; /* the GPU variant's state, or NULL */
 };
 
 /* The kernel's software RX stamp of one datagram, in monotonic ns, or 0. */
@@ -85,5 +87,16 @@ void recvmmsg_traced_loop(struct sock_rx *rx);
 
 /* Record the one-time setup of the socket as trace events. */
 void socket_trace_setup(struct sock_rx *rx, const struct cfg *c);
+
+struct pl_report;
+
+/* The GPU variant (gpu_socket.c): its buffers and loops; 0 or -errno. */
+int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c);
+
+/* Undo gpu_socket_setup(), before the buffers are freed. */
+void gpu_socket_teardown(struct sock_rx *rx);
+
+/* Add the GPU figures to the run's report. */
+void gpu_socket_report(struct sock_rx *rx, struct pl_report *r);
 
 #endif

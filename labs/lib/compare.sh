@@ -128,10 +128,6 @@ cmp_check() {
 		echo "pathlab: --gpu '$CMP_GPU': one of ${PL_GPUS[*]}" >&2
 		return 2
 	fi
-	if [ "$CMP_GPU" != none ]; then
-		echo "pathlab: --gpu $CMP_GPU: GPU variants are not built yet" >&2
-		return 2
-	fi
 	[ ${#CMP_SIZES[@]} -gt 0 ] || { echo "pathlab: --sizes is empty" >&2; return 2; }
 	for s in "${CMP_SIZES[@]}"; do
 		if [[ ! $s =~ ^[0-9]{1,5}$ ]] || [ "$s" -lt 64 ] || [ "$s" -gt 1518 ]; then
@@ -210,11 +206,17 @@ cmp_chown() {
 	fi
 }
 
-# Print the number of runs: (path, mode) rows x sizes x workloads.
+# Print the number of runs: (path, mode) rows x sizes x workloads, and
+# again for the rows with a GPU variant when --gpu asks for one.
 cmp_total() {
-	local p n=0
+	local p m n=0
 	for p in "${CMP_PATHS[@]}"; do
-		n=$((n + $(path_modes "$p" | wc -l)))
+		for m in $(path_modes "$p"); do
+			n=$((n + 1))
+			if [ "$CMP_GPU" != none ] && path_has_gpu "$p" "$m"; then
+				n=$((n + 1))
+			fi
+		done
 	done
 	echo $((n * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
 }
@@ -248,9 +250,45 @@ cmp_vm_runs() {
 	fi
 }
 
+# Every run of PATH with GPU kind GPU (none: the plain receiver); adds to
+# runs, i and failed of cmp_main.
+cmp_path_runs() {
+	local path=$1 gpu=$2 mode size wl name rc
+	if [ "$(path_runner "$path")" = vm ]; then
+		[ "$gpu" = none ] || return 0
+		cmp_vm_runs "$path" "$i" "$total" || failed=$((failed + 1))
+		i=$((i + $(path_modes "$path" | wc -l) * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
+		return 0
+	fi
+	for mode in $(path_modes "$path"); do
+		[ "$gpu" = none ] || path_has_gpu "$path" "$mode" || continue
+		for size in "${CMP_SIZES[@]}"; do
+			for wl in "${PL_WORKLOADS[@]}"; do
+				i=$((i + 1))
+				name=$path-$mode-$size-$wl
+				[ "$gpu" = none ] || name=$name-gpu-$gpu
+				printf '[%d/%d] %s %s%s %s B %s ...' "$i" "$total" \
+					"$path" "$mode" "$([ "$gpu" = none ] || echo " +gpu $gpu")" "$size" "$wl"
+				cmp_run "$path" "$mode" "$size" "$wl" "$gpu"
+				rc=$?
+				if [ $rc = 0 ]; then
+					echo " $(cmp_run_summary "$CMP_OUT/raw/$name.run.json")"
+					runs+=("$CMP_OUT/raw/$name.run.json")
+				elif [ $rc = 77 ]; then
+					echo " skipped: $(tail -n 1 "$CMP_OUT/raw/$name.rx.err")"
+				else
+					echo " FAILED"
+					failed=$((failed + 1))
+					pl_stop_tracked
+				fi
+			done
+		done
+	done
+}
+
 # pathlab compare: see cmp_usage.
 cmp_main() {
-	local rc=0 path mode size wl i=0 total runs=() failed=0 name
+	local rc=0 gpu i=0 total runs=() failed=0
 	cmp_parse "$@" || { rc=$?; [ $rc = 3 ] && return 0; return $rc; }
 	cmp_usable || return $?
 	deps_ensure || return 1
@@ -266,31 +304,13 @@ cmp_main() {
 	[ "$(nproc)" -ge 2 ] || CMP_RX_CPU=0
 	pl_topo_up || return 1
 	cmp_host_json >"$CMP_OUT/raw/host.json"
+	CMP_GPUS=(none)
+	[ "$CMP_GPU" = none ] || CMP_GPUS+=("$CMP_GPU")
 	total=$(cmp_total)
 	echo "pathlab: compare ${CMP_PATHS[*]} at ${CMP_SIZES[*]} B into $CMP_OUT"
-	for path in "${CMP_PATHS[@]}"; do
-		if [ "$(path_runner "$path")" = vm ]; then
-			cmp_vm_runs "$path" "$i" "$total" || failed=$((failed + 1))
-			i=$((i + $(path_modes "$path" | wc -l) * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
-			continue
-		fi
-		for mode in $(path_modes "$path"); do
-			for size in "${CMP_SIZES[@]}"; do
-				for wl in "${PL_WORKLOADS[@]}"; do
-					i=$((i + 1))
-					name=$path-$mode-$size-$wl
-					printf '[%d/%d] %s %s %s B %s ...' \
-						"$i" "$total" "$path" "$mode" "$size" "$wl"
-					if cmp_run "$path" "$mode" "$size" "$wl"; then
-						echo " $(cmp_run_summary "$CMP_OUT/raw/$name.run.json")"
-						runs+=("$CMP_OUT/raw/$name.run.json")
-					else
-						echo " FAILED"
-						failed=$((failed + 1))
-						pl_stop_tracked
-					fi
-				done
-			done
+	for gpu in "${CMP_GPUS[@]}"; do
+		for path in "${CMP_PATHS[@]}"; do
+			cmp_path_runs "$path" "$gpu"
 		done
 	done
 	PL_PIDS=()
@@ -300,6 +320,8 @@ cmp_main() {
 		jq -r -f "$PATHLAB_LIB/table.jq" "$CMP_OUT/results.json" |
 			tee "$CMP_OUT/table.txt"
 		echo
+		bash "$PATHLAB_LIB/plots.sh" plots "$CMP_OUT/results.json" "$CMP_OUT" || true
+		bash "$PATHLAB_LIB/plots.sh" figure "$CMP_OUT/results.json" "$CMP_OUT" || true
 		echo "pathlab: results in $CMP_OUT/results.json"
 	fi
 	cmp_chown

@@ -9,16 +9,16 @@
 # do when it is not built. "-" is an empty field. A new row is a new mode
 # that compare runs; a path's first row is what `pathlab rx PATH` runs.
 
-# id	mode	binary	args	latency-args	runner	build-hint
+# id	mode	binary	args	latency-args	runner	build-hint	gpu-variant
 PL_PATH_TABLE='
-socket	recvmmsg	kernel-stack/pathlab-rx-socket	--mode recvmmsg	--rx-stamps	netns	always built
-xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enabled and its packages
-afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages
-dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages
-dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages
-verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages
-verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages
-verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages
+socket	recvmmsg	kernel-stack/pathlab-rx-socket	--mode recvmmsg	--rx-stamps	netns	always built	yes
+xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enabled and its packages	no
+afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages	yes
+dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages	no
+dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages	yes
+verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages	no
+verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages	no
+verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages	no
 '
 
 # The generator, relative to the build directory.
@@ -66,6 +66,13 @@ path_args() {
 # Print the extra receiver arguments of ID in MODE for latency runs.
 path_latency_args() {
 	path__field "$1" "$2" 5
+}
+
+# True if path ID in MODE has a GPU variant (--gpu sim|cuda). xdp drop
+# hands no packet to anyone; the af_xdp vdev builds its UMEM from the
+# pool's own memory; the verbs variant is not written yet.
+path_has_gpu() {
+	[ "$(path__field "$1" "$2" 8)" = yes ]
 }
 
 # Print how path ID runs: netns or vm.

@@ -73,6 +73,8 @@ cmp_wait_ready() {
 		[ -e "$ready" ] && return 0
 		if ! pl_alive "$pid"; then
 			pl_reap "$pid"
+			# 77: the receiver says this machine cannot run it.
+			[ "$PL_RC" = 77 ] && return 77
 			echo "pathlab: the receiver ended before it was ready (exit $PL_RC)" >&2
 			pl_show rx "$err"
 			return 1
@@ -150,15 +152,17 @@ cmp_workload_load() {
 # One run of PATH in MODE at frame SIZE with WORKLOAD; writes its raw files
 # as OUT/raw/PATH-MODE-SIZE-WORKLOAD.* and the merged run as *.run.json.
 cmp_run() {
-	local path=$1 mode=$2 size=$3 wl=$4 base count rate rx_pid
+	local path=$1 mode=$2 size=$3 wl=$4 gpu=${5:-none} base count rate rx_pid
 	local seen=null seen_dropped=null
 	local rx_args=() extra=() lat=()
 	base=$CMP_OUT/raw/$path-$mode-$size-$wl
+	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	read -r count rate < <(cmp_workload_load "$wl")
 	rm -f "$base".*
 	read -r -a extra <<<"$(path_args "$path" "$mode")"
-	[ "$wl" != latency ] ||
+	[ "$wl" != latency ] || [ "$gpu" != none ] ||
 		read -r -a lat <<<"$(path_latency_args "$path" "$mode")"
+	[ "$gpu" = none ] || extra+=(--gpu "$gpu")
 	rx_args=("${extra[@]}" "${lat[@]}" --count "$count"
 		--idle-timeout 1000 --iface "$PL_RX_IF" --workload "$wl"
 		--cpu "$CMP_RX_CPU" --env "$CMP_ENV" --ready "$base.ready"
@@ -170,7 +174,7 @@ cmp_run() {
 	ns_spawn rx_pid rx "$(path_bin "$path")" "${rx_args[@]}" \
 		</dev/null >"$base.rx.out" 2>"$base.rx.err" || return 1
 	pl_track "$rx_pid"
-	cmp_wait_ready "$rx_pid" "$base.ready" "$base.rx.err" || return 1
+	cmp_wait_ready "$rx_pid" "$base.ready" "$base.rx.err" || return $?
 	cmp_gen "$base" "$size" "$count" "$rate" || return 1
 	cmp_rx_finish "$rx_pid" "$base" || return 1
 	if [ -n "$CMP_TCPDUMP" ]; then

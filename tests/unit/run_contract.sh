@@ -21,7 +21,7 @@ check() {
 }
 
 port=$((20000 + $$ % 20000))
-"$rx" --bind 127.0.0.1 --port "$port" --iface lo \
+"$rx" --bind 127.0.0.1 --port "$port" --iface lo --rcvbuf 8388608 \
 	--idle-timeout 3000 --duration 20 --json "$tmp/run.json" \
 	--ready "$tmp/ready" --quiet &
 pid=$!

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --gpu sim|cuda on the AF_XDP path.
+ *
+ * The UMEM is host memory: the kernel copies each frame into it (copy
+ * bind) or the NIC writes it there by DMA (zero-copy bind). There is no
+ * NIC-to-GPU path on AF_XDP. What the GPU can do is read the frames where
+ * they are:
+ *
+ *   mapped  the UMEM is registered with the GPU, mapped: the consumer
+ *           reads each frame across PCIe, in place; no CPU copy at all
+ *   copy    each frame is copied into device memory by the copy engine
+ *           first (one async copy per frame), then checked there
+ *
+ * Frames go back to the fill ring only once the consumer is done with them.
+ */
+#include "rx_xsk.h"
+#include "clock.h"
+#include "gpu.h"
+#include "opt.h"
+#include "report.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+const char *const gpu_xsk_modes[] = { "mapped", "copy", NULL };
+
+struct gpu_xsk {
+	struct pl_gpu *g;
+	struct pl_gpu_batch b;
+	uint64_t umem_dev; /* mapped: the UMEM as the GPU sees it */
+	void *stage;	   /* copy: device memory for a batch of frames */
+	bool copy;
+	int err;
+};
+
+/* Point descriptor i at the frame: in the UMEM, or copied to the device. */
+static int gpu_desc(struct xsk_rx *rx, struct gpu_xsk *gx, unsigned i,
+		    const struct xdp_desc *d)
+{
+	uint64_t at = gx->umem_dev + d->addr;
+	int err = 0;
+
+	if (gx->copy) {
+		at = (uintptr_t)gx->stage + (uint64_t)i * rx->cfg->frame_size;
+		err = pl_gpu_copy_h2d(gx->g, at,
+				      xsk_umem__get_data(rx->area, d->addr),
+				      d->len, 1);
+	}
+	gx->b.desc[i] = (struct pl_gpu_desc){
+		.addr = at, .len = d->len, .port = rx->port, .frame = 1
+	};
+	return err;
+}
+
+/* 8< gpu-xsk-burst */
+/* A batch off the RX ring to the GPU; the frames back to the fill ring. */
+static unsigned gpu_burst(struct xsk_rx *rx)
+{
+	struct gpu_xsk *gx = rx->gpu;
+	uint32_t idx_rx, idx_fq, i, n;
+	int err = 0;
+
+	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
+	if (!n)
+		return 0;
+	for (i = 0; !err && i < n; i++)
+		err = gpu_desc(rx, gx, i,
+			       xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i));
+	if (!err)
+		err = pl_gpu_consume(gx->g, &gx->b, n);
+	if (err) {
+		gx->err = err;
+		pl_run_request_stop(&rx->run);
+	} else {
+		pl_gpu_account(&rx->stats, gx->b.res, n, pl_now_ns());
+	}
+	/* The consumer has finished with the frames: the kernel may reuse. */
+	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
+		rx->fill_short++;
+	for (i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
+			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
+			rx->frame_mask;
+	xsk_ring_prod__submit(&rx->fq, n);
+	xsk_ring_cons__release(&rx->rx, n);
+	return n;
+}
+/* >8 gpu-xsk-burst */
+
+/* Spin on the RX ring; enter the kernel only when it asks. */
+static void gpu_busy_loop(struct xsk_rx *rx)
+{
+	while (!pl_run_done(&rx->run, &rx->stats)) {
+		if (gpu_burst(rx))
+			continue;
+		rx->empty++;
+		if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
+			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+			rx->syscalls++;
+		}
+	}
+}
+
+/* Sleep in poll() whenever the RX ring is empty. */
+static void gpu_poll_loop(struct xsk_rx *rx)
+{
+	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
+
+	while (!pl_run_done(&rx->run, &rx->stats)) {
+		if (gpu_burst(rx))
+			continue;
+		rx->empty++;
+		rx->syscalls++;
+		if (poll(&pfd, 1, 1000) > 0)
+			rx->wakeups++;
+	}
+}
+
+/* The variant's own figures inside gpu_detail. */
+static void gpu_xsk_json(struct pl_json *j, void *arg)
+{
+	const struct xsk_rx *rx = arg;
+
+	pl_json_u64(j, "umem_bytes", rx->area_len);
+	pl_json_str(j, "umem_is", "host memory: no NIC-to-GPU path on AF_XDP");
+}
+
+/* 8< gpu-xsk-setup */
+/* Register the UMEM (mapped, or pinned for copies); device memory. */
+static int gpu_xsk_open(struct xsk_rx *rx, struct gpu_xsk *gx)
+{
+	struct pl_gpu *g = gx->g;
+	size_t stage = (size_t)rx->batch * rx->cfg->frame_size;
+	int err;
+
+	err = pl_gpu_host_register(g, rx->area, rx->area_len,
+				   gx->copy ? 0 : PL_GPU_MAPPED, &gx->umem_dev);
+	if (!err && gx->copy) {
+		gx->stage = pl_gpu_dev_alloc(g, stage, 0);
+		err = gx->stage ? 0 : -errno;
+	}
+	if (!err)
+		err = pl_gpu_batch_init(g, &gx->b, rx->batch);
+	return err;
+}
+/* >8 gpu-xsk-setup */
+
+int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+{
+	struct gpu_xsk *gx = calloc(1, sizeof(*gx));
+	char why[256] = "";
+	int err;
+
+	if (!gx)
+		return -ENOMEM;
+	gx->copy = c->gpu_mode == GPU_XSK_COPY;
+	err = pl_gpu_open(&gx->g, c->gpu, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "pathlab-rx-xsk: --gpu %s: %s\n",
+			pl_gpu_kinds[c->gpu], why[0] ? why : strerror(-err));
+		/* Setup of a tool: the kernel detaches and frees at exit. */
+		exit(err == -ENODEV || err == -ENOENT ? PL_EXIT_SKIP
+						      : PL_EXIT_FAIL);
+	}
+	gx->g->variant = gx->copy ? "copy" : "mapped";
+	gx->g->registration = gx->copy ? "host-pinned" : "host-mapped";
+	gx->g->note = gx->copy ? "each UMEM frame copied into device memory "
+				 "by the copy engine, then checked there"
+			       : "the consumer reads each frame in the UMEM "
+				 "across PCIe; the UMEM is host memory";
+	gx->g->path_json = gpu_xsk_json;
+	gx->g->path_arg = rx;
+	err = gpu_xsk_open(rx, gx);
+	if (err) {
+		fprintf(stderr, "pathlab-rx-xsk: --gpu %s: %s\n",
+			pl_gpu_kinds[c->gpu], strerror(-err));
+		pl_gpu_close(gx->g); /* frees the regions it holds */
+		free(gx);
+		return err;
+	}
+	rx->gpu = gx;
+	rx->rx_loop = c->loop == LOOP_POLL ? gpu_poll_loop : gpu_busy_loop;
+	return 0;
+}
+
+void gpu_xsk_teardown(struct xsk_rx *rx)
+{
+	struct gpu_xsk *gx = rx->gpu;
+
+	pl_gpu_batch_free(gx->g, &gx->b);
+	if (gx->stage)
+		pl_gpu_dev_free(gx->g, gx->stage);
+	pl_gpu_host_unregister(gx->g, rx->area);
+	pl_gpu_close(gx->g);
+	free(gx);
+	rx->gpu = NULL;
+}
+
+void gpu_xsk_report(struct xsk_rx *rx, struct pl_report *r)
+{
+	struct gpu_xsk *gx = rx->gpu;
+
+	if (gx->err)
+		fprintf(stderr, "pathlab-rx-xsk: the GPU stopped the run: %s\n",
+			strerror(-gx->err));
+	pl_gpu_report(gx->g, r);
+}

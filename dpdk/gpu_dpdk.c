@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --gpu sim|cuda on the DPDK path: the PMD writes packets straight into
+ * device memory, in five steps before the port starts:
+ *
+ *   1. device memory: rte_gpu_mem_alloc() where DPDK's gpu/cuda driver is
+ *      there (it sets SYNC_MEMOPS), else the backend's allocation with it
+ *   2. rte_extmem_register(): DPDK learns the range (no IOVAs given)
+ *   3. rte_dev_dma_map(): the NIC's IOMMU mapping (mlx5: an MR over GPU
+ *      memory, which needs nvidia-peermem or dma-buf in the kernel)
+ *   4. rte_pktmbuf_pool_create_extbuf(): mbufs whose data buffers are
+ *      slices of that range; the mbuf headers stay in host memory
+ *   5. that pool on the RX queue (port.c, through port->ext_pool)
+ *
+ * Then the poll loop reads only mbuf headers: the address and length of
+ * each packet go to the consumer, which checks the frames on the GPU.
+ * With the emulated GPU the "NIC" is a vdev whose PMD copies each frame
+ * with the CPU into the emulated device memory, standing in for the DMA;
+ * with a real GPU only a PMD that DMAs can fill device memory.
+ */
+#define ALLOW_EXPERIMENTAL_API /* gpudev, extmem and dev_dma_map are */
+#include "clock.h"
+#include "dpdk.h"
+#include "gpu.h"
+#include "opt.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_bus.h>
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
+#include <rte_mbuf.h>
+#include <rte_memory.h>
+
+#define GPU_PAGE   (64u * 1024) /* what GPUDirect maps in */
+#define MBUF_CACHE 256
+
+enum { STEP_ALLOC, STEP_EXTMEM, STEP_DMA_MAP, STEP_POOL, STEP_RXQ, STEPS };
+
+static const char *const step_names[STEPS] = {
+	"rte_gpu_mem_alloc", "rte_extmem_register", "rte_dev_dma_map",
+	"rte_pktmbuf_pool_create_extbuf", "rte_eth_rx_queue_setup"
+};
+
+struct gpu_dpdk {
+	struct pl_gpu *g;
+	struct pl_gpu_batch b;
+	struct rte_device *dev;
+	void *alloc; /* what was allocated */
+	void *base;  /* page-aligned start of what DPDK sees */
+	size_t len, page;
+	int16_t gpudev; /* rte_gpu device, or -1: the backend allocated */
+	bool registered, mapped;
+	uint64_t in_device, outside;
+	char step[STEPS][96];
+	int err;
+};
+
+/* 8< gpu-dpdk-burst */
+/* Hand a burst to the consumer: only the mbufs' headers are read here. */
+static int gpu_burst(struct gpu_dpdk *gd, struct rte_mbuf **bufs, uint16_t n)
+{
+	uint64_t bytes = 0, at;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		at = rte_pktmbuf_mtod(bufs[i], uintptr_t);
+		if (pl_gpu_in_device(gd->g, at, bufs[i]->data_len))
+			gd->in_device++;
+		else
+			gd->outside++;
+		gd->b.desc[i] = (struct pl_gpu_desc){
+			.addr = at,
+			.len = bufs[i]->data_len,
+			.port = PL_UDP_PORT,
+			.frame = 1,
+		};
+		bytes += bufs[i]->data_len;
+	}
+	pl_gpu_nic_wrote(gd->g, n, bytes);
+	return pl_gpu_consume(gd->g, &gd->b, n);
+}
+/* >8 gpu-dpdk-burst */
+
+/* 8< gpu-dpdk-loop */
+/* Poll, let the GPU check the burst, account, free; as dpdk_rx_loop(). */
+static void gpu_dpdk_rx_loop(struct dpdk_rx *rx)
+{
+	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
+	struct gpu_dpdk *gd = rx->gpu;
+	uint64_t t, prev = rte_rdtsc();
+	uint16_t n;
+
+	for (;;) {
+		if (pl_run_done(&rx->run, &rx->stats))
+			break;
+		n = rte_eth_rx_burst(port, 0, rx->bufs, burst);
+		if (n) {
+			gd->err = gpu_burst(gd, rx->bufs, n);
+			if (gd->err)
+				pl_run_request_stop(&rx->run);
+			else
+				pl_gpu_account(&rx->stats, gd->b.res, n,
+					       pl_now_ns());
+			rte_pktmbuf_free_bulk(rx->bufs, n);
+		}
+		t = rte_rdtsc();
+		rx->cycles[n != 0] += t - prev;
+		rx->polls[n != 0]++;
+		prev = t;
+	}
+}
+/* >8 gpu-dpdk-loop */
+
+/* Record what a step did, for gpu_detail.dpdk_steps. */
+static void step(struct gpu_dpdk *gd, int i, const char *fmt, const char *s)
+{
+	snprintf(gd->step[i], sizeof(gd->step[i]), fmt, s);
+}
+
+/* Step 1: device memory, from gpudev if it has a device, else ours. */
+static int gpu_memory(struct gpu_dpdk *gd, const struct cfg *c)
+{
+	size_t len = (size_t)c->mbufs * RTE_MBUF_DEFAULT_BUF_SIZE;
+
+	gd->gpudev = -1;
+	gd->page = c->gpu == PL_GPU_CUDA ? GPU_PAGE
+					 : (size_t)sysconf(_SC_PAGESIZE);
+	gd->len = RTE_ALIGN_CEIL(len, gd->page);
+	if (c->gpu == PL_GPU_CUDA && rte_gpu_count_avail() > 0) {
+		gd->gpudev = 0;
+		gd->alloc = rte_gpu_mem_alloc(0, gd->len, (unsigned)gd->page);
+		if (!gd->alloc)
+			return -rte_errno;
+		gd->base = gd->alloc;
+		step(gd, STEP_ALLOC, "%s", "ok");
+		return pl_gpu_dev_adopt(gd->g, gd->base, gd->len);
+	}
+	/* One page more, so that the range DPDK sees starts on a page. */
+	gd->alloc =
+		pl_gpu_dev_alloc(gd->g, gd->len + gd->page, PL_GPU_NIC_WRITES);
+	if (!gd->alloc)
+		return -errno;
+	gd->base = (void *)RTE_ALIGN_CEIL((uintptr_t)gd->alloc, gd->page);
+	step(gd, STEP_ALLOC, "%s",
+	     c->gpu == PL_GPU_CUDA
+		     ? "no gpudev device (DPDK without its gpu/cuda driver): "
+		       "cudaMalloc + SYNC_MEMOPS"
+		     : "not used: emulated device memory from the backend");
+	return 0;
+}
+
+/* 8< gpu-dpdk-steps */
+/* Steps 2 to 4: register, map for the NIC, the pool on that memory. */
+static int gpu_pool(struct gpu_dpdk *gd, const struct cfg *c,
+		    struct dpdk_port *port, bool vdev)
+{
+	struct rte_pktmbuf_extmem ext = {
+		.buf_ptr = gd->base,
+		.buf_iova = RTE_BAD_IOVA, /* the PMD maps it, step 3 */
+		.buf_len = gd->len,
+		.elt_size = RTE_MBUF_DEFAULT_BUF_SIZE,
+	};
+
+	if (rte_extmem_register(gd->base, gd->len, NULL, 0, gd->page))
+		return -rte_errno;
+	gd->registered = true;
+	step(gd, STEP_EXTMEM, "%s", "ok");
+	if (rte_dev_dma_map(gd->dev, gd->base, RTE_BAD_IOVA, gd->len) == 0) {
+		gd->mapped = true;
+		step(gd, STEP_DMA_MAP, "%s",
+		     vdev ? "ok (a vdev: nothing to map)" : "ok");
+	} else if (vdev) {
+		/* A vdev copies with the CPU: no IOMMU to program. */
+		step(gd, STEP_DMA_MAP, "not supported by this vdev: %s",
+		     rte_strerror(rte_errno));
+	} else {
+		return -rte_errno;
+	}
+	port->ext_pool = rte_pktmbuf_pool_create_extbuf(
+		"pathlab_gpu", c->mbufs, MBUF_CACHE, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id(), &ext, 1);
+	if (!port->ext_pool)
+		return -rte_errno;
+	step(gd, STEP_POOL, "%s", "ok");
+	return 0;
+}
+/* >8 gpu-dpdk-steps */
+
+/* The GPU detail of the DPDK variant: the steps and where mbufs were. */
+static void gpu_dpdk_json(struct pl_json *j, void *arg)
+{
+	const struct gpu_dpdk *gd = arg;
+	int i;
+
+	pl_json_obj(j, "dpdk_steps");
+	for (i = 0; i < STEP_RXQ; i++)
+		pl_json_str(j, step_names[i], gd->step[i]);
+	/* A run is reported only once port_setup() has put the pool there. */
+	pl_json_str(j, step_names[STEP_RXQ], "ok");
+	pl_json_end(j);
+	pl_json_u64(j, "device_memory_bytes", gd->len);
+	pl_json_u64(j, "page_bytes", gd->page);
+	pl_json_u64(j, "mbufs_in_device", gd->in_device);
+	pl_json_u64(j, "mbufs_outside_device", gd->outside);
+}
+
+/*
+ * Refuse what cannot work, with the reason; true for a vdev (its PMD
+ * copies with the CPU). cuda needs a PMD that DMAs; net_af_xdp makes its
+ * UMEM of the pool's own memory, data inline, so a pool whose data
+ * buffers are elsewhere fails in its rte_eth_rx_queue_setup().
+ */
+static bool port_check(struct gpu_dpdk *gd, const struct cfg *c)
+{
+	struct rte_eth_dev_info info;
+	uint16_t id;
+	bool vdev;
+
+	RTE_ETH_FOREACH_DEV(id)
+	break;
+	if (rte_eth_dev_info_get(id, &info))
+		return true;
+	gd->dev = info.device;
+	vdev = !strcmp(rte_bus_name(rte_dev_bus(gd->dev)), "vdev");
+	if (vdev && c->gpu == PL_GPU_CUDA) {
+		fprintf(stderr,
+			"pathlab-rx-dpdk: --gpu cuda: %s is a vdev, whose PMD "
+			"copies every frame with the CPU; only a PMD that DMAs "
+			"into device memory (a PCI NIC, e.g. mlx5) can land "
+			"packets there. Use --gpu sim here.\n",
+			info.driver_name);
+		exit(PL_EXIT_SKIP);
+	}
+	if (!strcmp(info.driver_name, "net_af_xdp")) {
+		fprintf(stderr,
+			"pathlab-rx-dpdk: --gpu: net_af_xdp builds its UMEM "
+			"from the mempool's own memory, data inline, so it "
+			"cannot fill mbufs whose data lies in device memory "
+			"(rte_eth_rx_queue_setup fails). Use --vdev-kind "
+			"af_packet.\n");
+		exit(PL_EXIT_SKIP);
+	}
+	return vdev;
+}
+
+/* Open the GPU, or leave: no GPU is a skip, as no NIC is. */
+static void gpu_open_or_exit(struct gpu_dpdk *gd, const struct cfg *c)
+{
+	char why[256] = "";
+	int err = pl_gpu_open(&gd->g, c->gpu, why, sizeof(why));
+
+	if (!err)
+		return;
+	fprintf(stderr, "pathlab-rx-dpdk: --gpu %s: %s\n", pl_gpu_kinds[c->gpu],
+		why[0] ? why : strerror(-err));
+	exit(err == -ENODEV || err == -ENOENT ? PL_EXIT_SKIP : PL_EXIT_FAIL);
+}
+
+int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
+{
+	struct gpu_dpdk *gd;
+	unsigned i;
+	bool vdev;
+	int err;
+
+	if (rte_eth_dev_count_avail() != 1)
+		return -ENODEV; /* port_setup() says why */
+	gd = calloc(1, sizeof(*gd));
+	if (!gd)
+		return -ENOMEM;
+	vdev = port_check(gd, c);
+	gpu_open_or_exit(gd, c);
+	gd->g->variant = "nic-dma";
+	/* mlx5 in DPDK 22.11 registers the range with ibv_reg_mr(). */
+	gd->g->registration = "peermem";
+	gd->g->note = vdev ? "the mbufs' data buffers are (emulated) device "
+			     "memory: the vdev's copy into them stands in for "
+			     "the NIC's DMA"
+			   : "the NIC DMAs each frame into an mbuf whose data "
+			     "buffer is device memory";
+	gd->g->path_json = gpu_dpdk_json;
+	gd->g->path_arg = gd;
+	err = gpu_memory(gd, c);
+	if (!err)
+		err = gpu_pool(gd, c, &rx->port, vdev);
+	if (!err)
+		err = pl_gpu_batch_init(gd->g, &gd->b, rx->burst);
+	if (err) {
+		/* The first step that did not finish is the one that failed. */
+		for (i = 0; i < STEP_RXQ && gd->step[i][0]; i++)
+			;
+		fprintf(stderr, "pathlab-rx-dpdk: --gpu %s: %s: %s\n",
+			pl_gpu_kinds[c->gpu],
+			i < STEP_RXQ ? step_names[i] : "the consumer's batch",
+			strerror(-err));
+		rx->gpu = gd;
+		gpu_dpdk_teardown(rx);
+		return err;
+	}
+	rx->gpu = gd;
+	rx->rx_loop = gpu_dpdk_rx_loop;
+	return 0;
+}
+
+void gpu_dpdk_teardown(struct dpdk_rx *rx)
+{
+	struct gpu_dpdk *gd = rx->gpu;
+
+	/* A pool the port never took is still ours to free. */
+	if (rx->port.ext_pool && rx->port.pool != rx->port.ext_pool)
+		rte_mempool_free(rx->port.ext_pool);
+	rx->port.ext_pool = NULL;
+	pl_gpu_batch_free(gd->g, &gd->b);
+	if (gd->mapped)
+		rte_dev_dma_unmap(gd->dev, gd->base, RTE_BAD_IOVA, gd->len);
+	if (gd->registered)
+		rte_extmem_unregister(gd->base, gd->len);
+	if (gd->gpudev >= 0 && gd->alloc) {
+		pl_gpu_dev_free(gd->g, gd->alloc);
+		rte_gpu_mem_free(gd->gpudev, gd->alloc);
+	} else if (gd->alloc) {
+		pl_gpu_dev_free(gd->g, gd->alloc);
+	}
+	pl_gpu_close(gd->g);
+	free(gd);
+	rx->gpu = NULL;
+}
+
+void gpu_dpdk_report(struct dpdk_rx *rx, struct pl_report *r)
+{
+	struct gpu_dpdk *gd = rx->gpu;
+
+	if (gd->err)
+		fprintf(stderr,
+			"pathlab-rx-dpdk: the GPU stopped the run: %s\n",
+			strerror(-gd->err));
+	pl_gpu_report(gd->g, r);
+}

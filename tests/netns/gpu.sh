@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# The GPU variants on the emulated GPU (--gpu sim), end to end in the lab:
+# the socket path (bounce buffer), AF_XDP (the UMEM mapped, and copied),
+# DPDK on net_af_packet (the mbuf pool in device memory: every mbuf's data
+# inside it). For each: the consumer verified every datagram received, the
+# copies and PCIe crossings per packet are the variant's and say "modelled",
+# the rows say "emulated GPU". Then: corrupted payloads caught by the
+# consumer in device memory, the step-through trace with its GPU steps, and
+# clear refusals (no GPU for --gpu cuda; cuda on a vdev that copies).
+set -u
+. "$(dirname "$0")/lib.sh"
+netns_setup
+
+RX_XSK=$BUILD/af-xdp/pathlab-rx-xsk
+RX_DPDK=$BUILD/dpdk/pathlab-rx-dpdk
+RX="--iface $PL_RX_IF --cpu 1 --idle-timeout 3000"
+TX="--iface $PL_TX_IF --cpu 0"
+PACED="$TX --count 20000 --rate 20000 --batch 8 --size 256"
+
+# check_gpu NAME COPIES CROSSINGS VARIANT: what every sim run must show.
+check_gpu() {
+	local f=$TMP/$1.json
+	check "$1: every datagram received, none lost" \
+		'.sent == 20000 and .received == 20000 and .lost == 0' "$f" \
+		'{sent, received, lost, drops}'
+	check "$1: the consumer verified each one (gpu_verified = received)" \
+		'.gpu == "sim" and .gpu_verified == .received and .gpu_bad == 0' \
+		"$f" '{gpu, gpu_verified, gpu_bad, received}'
+	check "$1: $2 copies and $3 PCIe crossing per packet, modelled" \
+		".copies_per_packet == $2 and .copies_source == \"modelled\" and
+		 .pcie_crossings_per_packet == $3 and .pcie_source == \"modelled\"" \
+		"$f" '{copies_per_packet, copies_source, pcie_crossings_per_packet, pcie_source}'
+	check "$1: the row says emulated GPU, variant $4" \
+		".gpu_detail.device == \"emulated GPU\" and
+		 .gpu_detail.registration == \"emulated\" and
+		 .gpu_detail.variant == \"$4\" and
+		 .gpu_detail.packets_checked >= .received" "$f" '.gpu_detail'
+	echo "   $1: $(jq -c '{gpu_verified, copies_per_packet, pcie_crossings_per_packet,
+		bytes: .gpu_detail.bytes, launches: .gpu_detail.consumer_launches}' "$f")"
+}
+
+# 1. The socket path: recvmmsg, one copy of the batch to the device.
+run_pair_exact socket "$BUILD/kernel-stack/pathlab-rx-socket" \
+	"$RX --gpu sim --rcvbuf 8388608 --count 20000" "$PACED"
+check_gpu socket 2 1 bounce
+check "socket: one batch transfer per consumer launch" \
+	'.gpu_detail.h2d_transfers == .gpu_detail.consumer_launches and
+	 .gpu_detail.registration_emulated == "host-pinned"' "$TMP/socket.json"
+
+# 2. AF_XDP: the consumer reads the UMEM in place, or a copy of it.
+if [ -x "$RX_XSK" ]; then
+	run_pair_exact xsk-mapped "$RX_XSK" "$RX --gpu sim --count 20000" "$PACED"
+	check_gpu xsk-mapped 1 1 mapped
+	check "xsk-mapped: no bytes copied to the device, all read in place" \
+		'.gpu_detail.bytes.h2d_copy == 0 and
+		 .gpu_detail.packets.mapped_read == .gpu_detail.packets_checked and
+		 .gpu_detail.registration_emulated == "host-mapped"' "$TMP/xsk-mapped.json"
+	run_pair_exact xsk-copy "$RX_XSK" \
+		"$RX --gpu sim --gpu-mode copy --count 20000" "$PACED"
+	check_gpu xsk-copy 2 1 copy
+	ns_exec rx "$RX_XSK" --iface "$PL_RX_IF" --action drop --gpu sim \
+		--duration 0.1 --quiet >"$TMP/xdp-gpu.out" 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q 'needs --action redirect' "$TMP/xdp-gpu.out"; then
+		ok "xdp drop with --gpu: refused, usage"
+	else
+		bad "xdp drop with --gpu: exit $rc: $(cat "$TMP/xdp-gpu.out")"
+	fi
+else
+	echo "skip: $RX_XSK not built"
+fi
+
+# 3. DPDK on af_packet: the five steps put the mbufs' data in device memory.
+if [ -x "$RX_DPDK" ]; then
+	run_pair_exact dpdk "$RX_DPDK" \
+		"$RX --vdev-kind af_packet --rx-desc 16384 --gpu sim --count 20000" \
+		"$TX --count 20000 --rate 20000 --batch 8 --size 256"
+	check_gpu dpdk 2 1 nic-dma
+	check "dpdk: every mbuf's data lay inside the emulated device memory" \
+		'.gpu_detail.mbufs_outside_device == 0 and
+		 .gpu_detail.mbufs_in_device == .gpu_detail.packets_checked and
+		 .gpu_detail.packets.nic_dma == .gpu_detail.packets_checked' \
+		"$TMP/dpdk.json" '.gpu_detail'
+	check "dpdk: the DPDK steps ran (extmem, pool on it, RX queue)" \
+		'.gpu_detail.dpdk_steps.rte_extmem_register == "ok" and
+		 .gpu_detail.dpdk_steps.rte_pktmbuf_pool_create_extbuf == "ok" and
+		 .gpu_detail.dpdk_steps.rte_eth_rx_queue_setup == "ok"' \
+		"$TMP/dpdk.json" '.gpu_detail.dpdk_steps'
+	echo "   dpdk steps: $(jq -c '.gpu_detail.dpdk_steps' "$TMP/dpdk.json")"
+	ns_exec rx "$RX_DPDK" --iface "$PL_RX_IF" --vdev-kind af_packet \
+		--gpu cuda --duration 0.1 --quiet >"$TMP/dpdk-cuda.out" 2>&1
+	rc=$?
+	if [ $rc -eq 77 ] && grep -q 'DMA' "$TMP/dpdk-cuda.out"; then
+		ok "dpdk cuda on af_packet: refused (skip), the PMD copies with the CPU"
+	else
+		bad "dpdk cuda on af_packet: exit $rc: $(cat "$TMP/dpdk-cuda.out")"
+	fi
+	ns_exec rx "$RX_DPDK" --iface "$PL_RX_IF" --vdev-kind af_xdp \
+		--gpu sim --duration 0.1 --quiet >"$TMP/dpdk-afxdp.out" 2>&1
+	rc=$?
+	if [ $rc -eq 77 ] && grep -q 'UMEM' "$TMP/dpdk-afxdp.out"; then
+		ok "dpdk sim on af_xdp: refused (skip): its UMEM is the pool's memory"
+	else
+		bad "dpdk sim on af_xdp: exit $rc: $(cat "$TMP/dpdk-afxdp.out")"
+	fi
+else
+	echo "skip: $RX_DPDK not built"
+fi
+
+# 4. Corrupted payloads: on the wire here, caught in device memory.
+run_pair bad "$BUILD/kernel-stack/pathlab-rx-socket" \
+	"$RX --gpu sim --rcvbuf 8388608 --count 10000" \
+	"$TX --count 10000 --rate 20000 --batch 4 --tx packet --bad-every 10"
+check "corrupted: the consumer caught each bad payload that reached it" \
+	'.gpu_bad == (.gen.bad_sent_by_reason | .hdr_trunc + .magic + .version + .check) and
+	 .gpu_bad > 0 and .gpu_detail.bad_by_reason.check == .gen.bad_sent_by_reason.check and
+	 .gpu_verified == .received and .received == 10000' "$TMP/bad.json" \
+	'{gpu_bad, bad: .gpu_detail.bad_by_reason, sent_bad: .gen.bad_sent_by_reason}'
+
+# 5. The trace: per datagram the call, the copy, the DMA, the check.
+run_pair trace "$BUILD/kernel-stack/pathlab-rx-socket" \
+	"$RX --gpu sim --count 500 --trace 20 --trace-file $TMP/trace.txt" \
+	"$TX --count 500 --rate 2000 --batch 2 --size 128"
+tr=$TMP/trace.txt
+if [ "$(grep -c '^\[pkt.*gpu  *dma' "$tr")" -eq 20 ] &&
+	[ "$(grep -c '^\[pkt.*gpu  *check.*reason=0 ' "$tr")" -eq 20 ] &&
+	[ "$(grep -c 'copy skb' "$tr")" -eq 20 ]; then
+	ok "trace: 20 datagrams, each copied, DMAed and checked on the GPU"
+else
+	bad "trace: $(grep -c '^\[pkt' "$tr") steps: $(head -c 800 "$tr")"
+fi
+check "trace: the traced run received everything" \
+	'.received == 500 and .gpu_verified == 500' "$TMP/trace.json"
+
+# 6. --gpu cuda where there is no GPU: a skip with the reason.
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+	ns_exec rx "$BUILD/kernel-stack/pathlab-rx-socket" --gpu cuda \
+		--duration 0.1 --quiet >"$TMP/cuda.out" 2>&1
+	rc=$?
+	if [ $rc -eq 77 ] && grep -q -- '--gpu cuda:' "$TMP/cuda.out"; then
+		ok "no GPU: --gpu cuda skips (77): $(cat "$TMP/cuda.out")"
+	else
+		bad "no GPU: --gpu cuda exit $rc: $(cat "$TMP/cuda.out")"
+	fi
+fi
+
+netns_finish
