@@ -240,6 +240,7 @@ static void json_kernel(struct pl_json *j, const struct figures *f)
 	pl_json_u64(j, "kernel_ip_in_truncated_pkts", d->ip_in_truncated_pkts);
 	pl_json_u64(j, "kernel_ip_reasm_reqds", d->ip_reasm_reqds);
 	pl_json_u64(j, "kernel_net_rx_softirqs", d->net_rx_softirqs);
+	pl_json_u64(j, "kernel_interrupts", d->interrupts);
 	pl_json_u64(j, "link_rx_errors", d->link_rx_errors);
 	pl_json_u64(j, "link_rx_packets", d->link_rx_packets);
 	pl_json_u64(j, "link_rx_dropped", d->link_rx_dropped);
@@ -278,7 +279,9 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 	json_kernel(&j, &f);
 	pl_json_obj(&j, "budget");
 	pl_json_dbl(&j, "clock_hz", f.hz);
-	pl_json_str(&j, "clock_source", "tsc");
+	pl_json_str(&j, "clock_source", pl_tsc()->is_tsc ? "tsc" : "ns");
+	pl_json_dbl(&j, "clock_err_ppm", pl_tsc()->err_ppm);
+	pl_json_bool(&j, "clock_invariant", pl_tsc()->invariant);
 	pl_json_dbl(&j, "cycles_10g", f.b10.cycles_per_frame);
 	pl_json_dbl(&j, "cycles_100g", f.b100.cycles_per_frame);
 	pl_json_u64(&j, "frames_per_second_10g", f.b10.frames_per_second);
