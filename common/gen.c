@@ -24,7 +24,9 @@
 
 #define SPIN_NS 50000 /* paced mode: sleep until this close, then spin */
 
-static const char *const tx_names[] = { "udp", "packet", NULL };
+static const char *const tx_names[] = { "udp", "packet", "udp-gso", NULL };
+static const struct gen_tx_ops *const tx_ops[] = { &gen_tx_udp, &gen_tx_packet,
+						   &gen_tx_udp_gso };
 
 struct gen_result {
 	uint64_t sent, errors, batches, bad_sent, end_sent;
@@ -354,7 +356,7 @@ int main(int argc, char **argv)
 	c.cpu = cpu == UINT_MAX ? -1 : (int)cpu;
 	if (check_cfg(&c, size, payload))
 		return PL_EXIT_USAGE;
-	ops = c.tx == GEN_TX_PACKET ? &gen_tx_packet : &gen_tx_udp;
+	ops = tx_ops[c.tx];
 	err = c.cpu >= 0 ? pl_pin_cpu((unsigned)c.cpu) : 0;
 	if (!err)
 		err = ops->open(&c, &ctx);

@@ -29,7 +29,7 @@ struct gen_cfg {
 	int tx; /* enum gen_tx */
 };
 
-enum gen_tx { GEN_TX_UDP, GEN_TX_PACKET };
+enum gen_tx { GEN_TX_UDP, GEN_TX_PACKET, GEN_TX_UDP_GSO };
 
 /* One datagram to send: payload built by the loop, frame by the back end. */
 struct gen_msg {
@@ -51,6 +51,6 @@ struct gen_tx_ops {
 /* Write the pathlab payload of one message, stamped now. */
 void gen_fill_payload(void *buf, unsigned len, const struct gen_msg *m);
 
-extern const struct gen_tx_ops gen_tx_udp, gen_tx_packet;
+extern const struct gen_tx_ops gen_tx_udp, gen_tx_packet, gen_tx_udp_gso;
 
 #endif
