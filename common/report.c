@@ -82,6 +82,27 @@ static void drop_figures(struct figures *f, const struct pl_report *r)
 		(int64_t)(f->lost + f->t.end_lost) - (int64_t)f->drops_total;
 }
 
+/*
+ * The receive rate over the train: from the first datagram to the end
+ * marker, which the sender sends right after its last datagram. Without
+ * it, to the last datagram. (Stamps are taken per burst, so a few bursts
+ * alone would give a rate from a few microseconds.)
+ */
+static void rate_figures(struct figures *f, const struct pl_rx_stats *s)
+{
+	uint64_t end = s->end_ns > s->last_ns ? s->end_ns : s->last_ns;
+
+	f->duration_s = s->packets && end > s->first_ns
+				? (double)(end - s->first_ns) / 1e9
+				: f->window_s;
+	if (!s->packets || end <= s->first_ns)
+		return;
+	if (s->end_ns > s->last_ns)
+		f->pps = (double)s->packets / f->duration_s;
+	else if (s->packets > 1)
+		f->pps = (double)(s->packets - 1) / f->duration_s;
+}
+
 /* Derive every figure of the report once. */
 static void figures(const struct pl_report *r, struct figures *f)
 {
@@ -96,11 +117,7 @@ static void figures(const struct pl_report *r, struct figures *f)
 	f->payload = s->payload_len;
 	f->frame = f->payload ? pl_frame_for_payload(f->payload, false) : 0;
 	f->window_s = (double)f->d.mono_ns / 1e9;
-	f->duration_s = s->packets > 1
-				? (double)(s->last_ns - s->first_ns) / 1e9
-				: f->window_s;
-	if (f->duration_s > 0 && s->packets > 1)
-		f->pps = (double)(s->packets - 1) / f->duration_s;
+	rate_figures(f, s);
 	f->gbps = f->pps * f->frame * 8 / 1e9;
 	f->hz = tsc->hz;
 	f->busy_s = pl_sysctr_busy_s(&f->d);

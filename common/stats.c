@@ -134,7 +134,8 @@ void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
 	struct pl_seq *q = flow_get(s, p->flow);
 
 	if (p->flags & PL_FLAG_END) {
-		s->end_markers++;
+		if (!s->end_markers++)
+			s->end_ns = rx_ns;
 		if (q && !q->end_seen) {
 			q->end_seen = true;
 			q->end_count = p->seq;
@@ -206,6 +207,8 @@ void pl_stats_merge(struct pl_rx_stats *dst, const struct pl_rx_stats *src)
 		dst->first_ns = src->first_ns;
 	if (src->last_ns > dst->last_ns)
 		dst->last_ns = src->last_ns;
+	if (src->end_ns > dst->end_ns)
+		dst->end_ns = src->end_ns;
 	if (!dst->payload_len)
 		dst->payload_len = src->payload_len;
 	dst->lat_skipped += src->lat_skipped;

@@ -51,6 +51,7 @@ struct pl_rx_stats {
 	uint64_t bad[PL_REASON_MAX];
 	uint64_t end_markers;	    /* end-of-train markers seen */
 	uint64_t first_ns, last_ns; /* CLOCK_MONOTONIC of first/last good */
+	uint64_t end_ns;	  /* when the first end marker arrived, or 0 */
 	uint64_t lat_skipped;	  /* rx stamp before tx stamp: not comparable */
 	uint16_t payload_len;	  /* of the first good packet */
 	struct pl_hist lat;	  /* one-way: TX stamp to the application */

@@ -10,6 +10,7 @@ PL_TEST_SUITES=(
 	"build unit"
 	"build netns"
 	"build rdma"
+	"build browser"
 	"san unit"
 	"san fuzz"
 )

@@ -1,0 +1,235 @@
+/*
+ * measure.js - the measured figures of a results.json from `labs/pathlab
+ * compare`, for the figure: how to index the runs, pick the ones that go
+ * with a path, and say each figure in words. No DOM here.
+ */
+"use strict";
+
+(function () {
+	/*
+	 * The measured figures a step can show: a label, the figure in words
+	 * (get; null when the runs lack it) and a short form for the drawing.
+	 * m holds the runs on screen: thr, lat, vis (throughput, latency and
+	 * visibility workloads) and gpu.
+	 */
+	var METRICS = {
+		pps: { label: "received", get: function (m) {
+			var t = m.thr;
+			if (!t || t.pps == null)
+				return null;
+			var s = rate(t.pps);
+			if (t.sent > 0 && t.lost / t.sent >= 0.005)
+				s += " (" + pct(t.lost / t.sent) + " lost)";
+			return s;
+		}, short: function (m) {
+			return rate(m.thr.pps);
+		} },
+		p99: { label: "latency p99", get: function (m) {
+			var l = m.lat && m.lat.latency_ns;
+			if (!l || !(l.count > 0))
+				return m.lat ? "no samples: nothing reaches user space" :
+					null;
+			return us(l.p99) + " " + (l.kind || "one-way") +
+				" (p50 " + us(l.p50) + ")";
+		}, short: function (m) {
+			var l = m.lat.latency_ns;
+			return l && l.count > 0 ? "p99 " + us(l.p99) : "no latency";
+		} },
+		cycles_rx: { label: "receiver cycles", get: function (m) {
+			var t = m.thr;
+			if (!t || !t.cycles_per_packet)
+				return null;
+			var s = num(t.cycles_per_packet.receiver, 0) + " per packet";
+			if (t.budget)
+				s += "; budget " + num(t.budget.cycles_10g, 0) +
+					" at 10 GbE, " + num(t.budget.cycles_100g, 0) +
+					" at 100 GbE";
+			return s;
+		}, short: function (m) {
+			return kilo(m.thr.cycles_per_packet.receiver) + " cyc/pkt";
+		} },
+		cycles_sys: { label: "all-CPU cycles", get: function (m) {
+			var t = m.thr;
+			if (!t || !t.cycles_per_packet)
+				return null;
+			return num(t.cycles_per_packet.system, 0) +
+				" per packet (whole machine, sender included)";
+		}, short: function (m) {
+			return "all " + kilo(m.thr.cycles_per_packet.system) + " cyc";
+		} },
+		syscalls: { label: "system calls", get: function (m) {
+			var t = m.thr;
+			return t && t.syscalls_per_packet != null ?
+				num(t.syscalls_per_packet, 3) + " per packet" : null;
+		}, short: function (m) {
+			return "syscalls " + num(m.thr.syscalls_per_packet, 2);
+		} },
+		copies: { label: "CPU copies", get: function (m) {
+			var t = m.thr;
+			if (!t || t.copies_per_packet == null)
+				return null;
+			var s = num(t.copies_per_packet, 2) + " per packet";
+			if (t.copies_source)
+				s += " (" + t.copies_source.replace("_", " ") + ")";
+			return s;
+		}, note: function (m) {
+			return m.thr && m.thr.copies_note;
+		}, short: function (m) {
+			return "copies " + num(m.thr.copies_per_packet, 0);
+		} },
+		wakeups: { label: "wake-ups", get: function (m) {
+			var t = m.thr;
+			return t && t.wakeups_per_packet != null ?
+				num(t.wakeups_per_packet, 3) + " per packet" : null;
+		}, short: function (m) {
+			return "wake-ups " + num(m.thr.wakeups_per_packet, 2);
+		} },
+		softirqs: { label: "NET_RX softirqs", get: function (m) {
+			var t = m.thr;
+			return t && t.softirqs_per_packet != null ?
+				num(t.softirqs_per_packet, 3) + " per packet" : null;
+		}, short: function (m) {
+			return "softirqs " + num(m.thr.softirqs_per_packet, 2);
+		} },
+		tcpdump: { label: "tcpdump saw", get: function (m) {
+			var v = m.vis;
+			return v && v.tcpdump_seen != null ?
+				num(v.tcpdump_seen, 0) + " of " + num(v.sent, 0) +
+				" packets" : null;
+		}, short: function (m) {
+			return "tcpdump " + kilo(m.vis.tcpdump_seen) + "/" +
+				kilo(m.vis.sent);
+		} },
+		noports: { label: "the stack saw it too", get: function (m) {
+			var t = m.thr;
+			return t && t.kernel_udp_no_ports > 0 ?
+				"UDP NoPorts grew by " + num(t.kernel_udp_no_ports, 0) :
+				null;
+		}, short: function (m) {
+			return "NoPorts +" + kilo(m.thr.kernel_udp_no_ports);
+		} },
+		pcie: { label: "PCIe crossings", get: function (m) {
+			var g = m.gpu;
+			if (!g || g.pcie_crossings_per_packet == null)
+				return null;
+			return num(g.pcie_crossings_per_packet, 2) + " per packet (" +
+				(g.pcie_source || "").replace("_", " ") + ", " +
+				gpuName(g) + ")";
+		}, short: function (m) {
+			return "PCIe " + num(m.gpu.pcie_crossings_per_packet, 1) +
+				"/pkt";
+		} },
+		gpu_verified: { label: "GPU checked", get: function (m) {
+			var g = m.gpu;
+			return g && g.gpu_verified != null ?
+				num(g.gpu_verified, 0) + " of " + num(g.received, 0) +
+				" good (" + gpuName(g) + ")" : null;
+		}, short: function (m) {
+			return "GPU ok " + kilo(m.gpu.gpu_verified);
+		} }
+	};
+
+	/* ---- formatting ---- */
+
+	function num(v, d) {
+		if (v == null || isNaN(v))
+			return "-";
+		return Number(v).toLocaleString("en-US", {
+			minimumFractionDigits: d, maximumFractionDigits: d });
+	}
+
+	function rate(pps) {
+		return pps >= 1e6 ? num(pps / 1e6, 2) + " Mpps" :
+			num(pps / 1e3, 1) + " kpps";
+	}
+
+	function us(ns) {
+		if (ns == null)
+			return "-";
+		return ns >= 1e7 ? num(ns / 1e6, 1) + " ms" :
+			num(ns / 1e3, ns >= 1e5 ? 0 : 1) + " µs";
+	}
+
+	/* 4.6k, 91k, 1.2M: a count in three characters or so. */
+	function kilo(v) {
+		if (v == null || isNaN(v))
+			return "-";
+		if (v >= 1e6)
+			return num(v / 1e6, v >= 1e7 ? 0 : 1) + "M";
+		if (v >= 1e3)
+			return num(v / 1e3, v >= 1e4 ? 0 : 1) + "k";
+		return num(v, v >= 10 ? 0 : 1);
+	}
+
+	function pct(f) {
+		return num(f * 100, f < 0.1 ? 1 : 0) + "%";
+	}
+
+	function gpuName(run) {
+		var d = run.gpu_detail && run.gpu_detail.device;
+		return d || (run.gpu === "sim" ? "emulated GPU" : "GPU");
+	}
+
+	function envName(env) {
+		var names = { veth: "veth pair, no NIC",
+			"veth-vm": "veth in a VM", nic: "a real NIC",
+			"vm-softroce": "Soft-RoCE in a VM" };
+		return names[env] || env;
+	}
+
+	/* ---- results ---- */
+
+	/* Index the runs: path -> gpu|cpu -> mode -> frame size -> workload. */
+	function indexResults(r) {
+		var idx = { sizes: [], paths: {} }, seen = {};
+		r.runs.forEach(function (run) {
+			if (!run || typeof run.path !== "string")
+				return;
+			var p = idx.paths[run.path] || (idx.paths[run.path] =
+				{ cpu: {}, gpu: {}, modes: [], gpuModes: [] });
+			var g = run.gpu && run.gpu !== "none";
+			var byMode = g ? p.gpu : p.cpu;
+			var modes = g ? p.gpuModes : p.modes;
+			if (!byMode[run.mode]) {
+				byMode[run.mode] = {};
+				modes.push(run.mode);
+			}
+			var bySize = byMode[run.mode][run.frame_bytes] ||
+				(byMode[run.mode][run.frame_bytes] = {});
+			/* A real GPU before the emulated one. */
+			if (!bySize[run.workload] || run.gpu === "cuda")
+				bySize[run.workload] = run;
+			if (!seen[run.frame_bytes]) {
+				seen[run.frame_bytes] = 1;
+				idx.sizes.push(run.frame_bytes);
+			}
+		});
+		idx.sizes.sort(function (a, b) { return a - b; });
+		return idx;
+	}
+
+	/* The runs of path p in the chosen mode and frame size. */
+	/*
+	 * The runs of path id in mode (default: its first) at frame size:
+	 * thr, lat, vis (throughput, latency and visibility workloads), and
+	 * gpu, gpuLat (a GPU variant's runs). null if the path has none.
+	 */
+	function runsFor(index, id, mode, size) {
+		var ip = index && index.paths[id];
+		if (!ip || !ip.modes.length && !ip.gpuModes.length)
+			return null;
+		if (ip.modes.indexOf(mode) < 0)
+			mode = ip.modes[0] || ip.gpuModes[0];
+		var cpu = (ip.cpu[mode] || {})[size] || {};
+		var gmode = ip.gpuModes.indexOf(mode) >= 0 ? mode : ip.gpuModes[0];
+		var gpu = gmode ? (ip.gpu[gmode] || {})[size] || {} : {};
+		return { mode: mode, thr: cpu.throughput, lat: cpu.latency,
+			vis: cpu.visibility, gpu: gpu.throughput || gpu.latency,
+			gpuLat: gpu.latency };
+	}
+
+	window.PathlabMeasure = {
+		METRICS: METRICS, num: num, rate: rate, us: us, kilo: kilo,
+		envName: envName, indexResults: indexResults, runsFor: runsFor
+	};
+})();
