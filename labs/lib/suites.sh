@@ -9,6 +9,7 @@
 PL_TEST_SUITES=(
 	"build unit"
 	"build netns"
+	"build exercises-meta"
 	"build rdma"
 	"build browser"
 	"san unit"

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exercise 6: the AF_XDP fill ring and frame recycling.
+ *
+ * The UMEM is one area of equal frames that we own. The kernel writes a
+ * received frame only into a frame we handed it on the fill ring, and
+ * tells us where on the RX ring (a descriptor: address and length). Until
+ * we put that frame on the fill ring again it is ours, and the kernel
+ * cannot use it: forget to give frames back and reception stops once the
+ * UMEM runs dry; give one back twice and two packets land in it.
+ *
+ * The rings are single-producer, single-consumer rings in shared memory
+ * (<xdp/xsk.h>): reserve slots, write them, submit (producer side); peek,
+ * read, release (consumer side). This is fill_all() of af-xdp/xsk_setup.c
+ * and rx_burst() of af-xdp/rx_xsk.c. Fill in the "Exercise 6.N" marks.
+ */
+#include "xsk_fill_ex.h"
+#include "clock.h"
+
+#include <errno.h>
+
+/* Parse and account one frame handed to us at now (given). */
+static inline void rx_one(struct xsk_rx *rx, const void *frame, uint32_t len,
+			  uint64_t now)
+{
+	struct pl_pkt p;
+	enum pl_reason r = pl_parse_frame(frame, len, rx->port, &p);
+
+	if (r == PL_OK)
+		pl_stats_good(&rx->stats, &p, now);
+	else
+		pl_stats_reject(&rx->stats, r);
+}
+
+/* Hand every frame of the UMEM to the kernel through the fill ring. */
+int ex_fill_all(struct xsk_rx *rx, unsigned frames, unsigned frame_size)
+{
+	/*
+	 * Exercise 6.1: reserve frames slots on rx->fq (all or nothing:
+	 * -ENOSPC when the ring cannot take them), write the address of
+	 * frame i (its offset in the UMEM) into slot i with
+	 * xsk_ring_prod__fill_addr(), and submit them all.
+	 */
+	return 0;
+}
+
+/* Take a batch off the RX ring and give the frames back to the fill ring. */
+unsigned ex_rx_burst(struct xsk_rx *rx)
+{
+	uint32_t idx_rx, idx_fq = 0, i, n;
+	uint64_t now;
+
+	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
+	if (!n)
+		return 0;
+	now = pl_now_ns();
+	for (i = 0; i < n; i++) {
+		const struct xdp_desc *d =
+			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
+
+		rx_one(rx, xsk_umem__get_data(rx->area, d->addr), d->len, now);
+	}
+	/*
+	 * Exercise 6.2: the frames are ours until they are on the fill ring
+	 * again. Reserve n slots on rx->fq (when the ring has no room yet,
+	 * xsk_ring_prod__reserve() returns 0: count rx->fill_short and try
+	 * again), write into each the address of the frame its descriptor
+	 * names, rounded down to the frame's start with rx->frame_mask (the
+	 * kernel's address may point past headroom), and submit them.
+	 */
+	(void)idx_fq;
+
+	/*
+	 * Exercise 6.3: release the n descriptors of the RX ring, so that
+	 * the kernel may reuse their slots.
+	 */
+	return n;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exercise 9: loss, reordering and duplicates from sequence numbers.
+ *
+ * Every pathlab datagram carries its flow's sequence number. From those
+ * alone a receiver tells what the network did: a gap is a loss (or a
+ * packet still to come), a number below the highest seen is late
+ * (reordered) if it fills a gap and a duplicate if it was seen already.
+ * Numbers are 32 bits on the wire and wrap; they are extended to 64 bits
+ * against the highest seen. A bitmap remembers the last PL_SEQ_WINDOW
+ * numbers. This is pl_seq_account() of common/stats.c; the helpers are
+ * given. Fill in the "Exercise 9.N" marks.
+ */
+#include "seq_ex.h"
+
+#include <string.h>
+
+#define WORDS (PL_SEQ_WINDOW / 64)
+
+/*
+ * Extend a 32-bit wire sequence number against the highest seen so far
+ * (serial number arithmetic, RFC 1982): the nearer of the candidates.
+ * Returns false for a number that would lie before zero.
+ */
+static bool seq_extend(const struct pl_seq *q, uint32_t seq, uint64_t *n)
+{
+	int32_t diff = (int32_t)(seq - (uint32_t)q->highest);
+
+	if (diff < 0 && (uint64_t)(-(int64_t)diff) > q->highest)
+		return false;
+	*n = q->highest + (int64_t)diff;
+	return true;
+}
+
+/* Is n marked seen in the window? */
+static bool bit_test(const struct pl_seq *q, uint64_t n)
+{
+	return q->bits[(n / 64) % WORDS] & (1ull << (n % 64));
+}
+
+/* Mark n seen. */
+static void bit_set(struct pl_seq *q, uint64_t n)
+{
+	q->bits[(n / 64) % WORDS] |= 1ull << (n % 64);
+}
+
+/* Mark n unseen. */
+static void bit_clear(struct pl_seq *q, uint64_t n)
+{
+	q->bits[(n / 64) % WORDS] &= ~(1ull << (n % 64));
+}
+
+/* Forget the numbers (old highest, new highest] so they read as unseen. */
+static void window_advance(struct pl_seq *q, uint64_t to)
+{
+	uint64_t n;
+
+	if (to - q->highest >= PL_SEQ_WINDOW) {
+		memset(q->bits, 0, sizeof(q->bits));
+		return;
+	}
+	for (n = q->highest + 1; n <= to; n++)
+		bit_clear(q, n);
+}
+
+/* Account one sequence number; returns false for a duplicate. */
+bool ex_seq_account(struct pl_seq *q, uint32_t seq)
+{
+	uint64_t n;
+
+	/*
+	 * Exercise 9.1: the flow's first packet. Mark the flow started;
+	 * first and highest are seq; mark it seen; one unique number.
+	 */
+
+	if (!seq_extend(q, seq, &n)) {
+		/* Before zero: too old to tell, counted as a unique late. */
+		q->too_late++;
+		q->unique++;
+		return true;
+	}
+	/*
+	 * Exercise 9.2: a number above the highest: forget the numbers the
+	 * window moves past (window_advance() before highest changes), make
+	 * it the highest, mark it seen, count it unique. Numbers skipped on
+	 * the way are the gaps: nothing to count for them here.
+	 */
+
+	if (q->highest - n >= PL_SEQ_WINDOW) {
+		/* Simplification: too old to tell late from duplicate. */
+		q->too_late++;
+		q->unique++;
+		if (n < q->first)
+			q->first = n;
+		return true;
+	}
+	/*
+	 * Exercise 9.3: within the window, at or below the highest: seen
+	 * before (and not below first) is a duplicate: count it and return
+	 * false. Otherwise it is late and fills a gap: mark it seen, count
+	 * it reordered and unique, and lower first if it lies below.
+	 */
+	return true;
+}
+
+/* Sequence numbers in [first, highest] never seen. */
+uint64_t ex_seq_missing(const struct pl_seq *q)
+{
+	/*
+	 * Exercise 9.4: the span [first, highest] less the unique numbers
+	 * seen, never below 0; 0 for a flow that has not started.
+	 */
+	return 0;
+}

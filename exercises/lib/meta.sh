@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# meta.sh - the exercises' meta-test: for every exercise, every graded case
+# passes on the reference solution and fails on the untouched student
+# skeleton. A case that passes on the skeleton cannot fail: a bug. A
+# skipped case (no root, no RDMA device or VM) is neither: it is reported.
+# It runs the tests the build already has (both variants are built into
+# one build directory), with the grader's own functions (labs/lib/grade.sh).
+#
+#   MESON_BUILD_ROOT=build bash exercises/lib/meta.sh [NN...]
+# shellcheck source-path=SCRIPTDIR/../..
+set -u
+PATHLAB_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PATHLAB_BUILD=$(cd "${MESON_BUILD_ROOT:-$PATHLAB_ROOT/build}" && pwd)
+export PATHLAB_ROOT PATHLAB_BUILD
+# shellcheck source=labs/lib/grade.sh
+. "$PATHLAB_ROOT/labs/lib/grade.sh"
+
+command -v jq >/dev/null || { echo "SKIP: needs jq"; exit 77; }
+mapfile -t sols < <(grade__tests "$PATHLAB_BUILD" solution "$@")
+if [ ${#sols[@]} -eq 0 ]; then
+	echo "SKIP: no reference solutions built (a student kit?)"
+	exit 77
+fi
+# The skeletons are graded as they are in the tree: say so if they changed.
+if git -C "$PATHLAB_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
+	! git -C "$PATHLAB_ROOT" diff --quiet HEAD -- exercises \
+		':(exclude)exercises/solutions' 2>/dev/null; then
+	echo "note: exercises/ differs from HEAD; the skeletons are taken as they are now"
+fi
+work=$PATHLAB_BUILD/grade/meta
+rm -rf "$work"
+mkdir -p "$work"
+bad=0 ok=0 skipped=0 t0=$SECONDS
+
+printf '%-40s %-8s %-8s %s\n' "exercise/case" solution skeleton verdict
+for sol in "${sols[@]}"; do
+	ex=${sol%-solution}
+	t1=$SECONDS
+	grade__run "$PATHLAB_BUILD" "$sol" "$work/$ex.solution"
+	grade__run "$PATHLAB_BUILD" "$ex-student" "$work/$ex.student"
+	if ! diff <(cut -d' ' -f2,3 "$work/$ex.solution") \
+		<(cut -d' ' -f2,3 "$work/$ex.student") >/dev/null; then
+		echo "$ex: the two variants list different cases"
+		bad=$((bad + 1))
+	fi
+	while read -r s_status _ name s_why; do
+		st_line=$(grep -m1 " $name " "$work/$ex.student" || true)
+		st_status=${st_line%% *}
+		st_why=$(cut -d' ' -f4- <<<"$st_line")
+		if [ "$s_status" = FAIL ]; then
+			verdict="BUG: fails on the solution: $s_why"
+		elif [ "$st_status" = PASS ]; then
+			verdict="BUG: passes on the skeleton, it cannot fail"
+		elif [ "$s_status" = SKIP ] || [ "$st_status" = SKIP ]; then
+			verdict="skipped: ${s_why:-$st_why}"
+		elif [ "$st_status" = FAIL ]; then
+			verdict=ok
+		else
+			verdict="BUG: no result on the skeleton"
+		fi
+		case $verdict in
+		ok) ok=$((ok + 1)) ;;
+		skipped*) skipped=$((skipped + 1)) ;;
+		*) bad=$((bad + 1)) ;;
+		esac
+		printf '%-40s %-8s %-8s %s\n' "$name" "$s_status" \
+			"${st_status:-none}" "$(cut -c1-100 <<<"$verdict")"
+	done <"$work/$ex.solution"
+	echo "  ($ex: $((SECONDS - t1)) s)"
+done
+echo "meta-test: ${#sols[@]} exercises; $ok cases pass on the solution" \
+	"and fail on the skeleton, $skipped skipped, $bad wrong;" \
+	"$((SECONDS - t0)) s"
+echo "outputs: $work/"
+[ "$bad" -eq 0 ]
