@@ -15,13 +15,12 @@
 #include "rx_xsk.h"
 #include "clock.h"
 #include "gpu.h"
-#include "link.h"
 #include "opt.h"
 #include "report.h"
+#include "rx.h"
 #include "sysctr.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,8 +32,6 @@ static const char *const attaches[] = { "native", "skb", NULL };
 static const char *const binds[] = { "copy", "zerocopy", "auto", NULL };
 static const char *const loops[] = { "busy", "poll", NULL };
 static const char *const onoff[] = { "off", "on", NULL };
-static const char *const workloads[] = { "throughput", "latency", "visibility",
-					 NULL };
 static const char *const verdict_names[PL_XDP_VERDICTS] = { "aborted", "drop",
 							    "pass", "tx",
 							    "redirect" };
@@ -240,22 +237,43 @@ static void add_drops(struct pl_report *r, struct xsk_rx *rx)
 	pl_report_drop(r, "rx_link_dropped_other", link);
 }
 
+/* The loop chosen at setup, as pl_rx_measure() runs it. */
+static void xsk_loop(void *arg)
+{
+	struct xsk_rx *rx = arg;
+
+	rx->rx_loop(rx);
+}
+
+/* The socket's XDP_STATISTICS, read the moment the loop ends. */
+static void xsk_after_loop(void *arg)
+{
+	struct xsk_rx *rx = arg;
+
+	xsk_read_stats(rx, &rx->xs);
+}
+
 /* Run the loop between two counter snapshots and report. */
 static int receive_and_report(struct xsk_rx *rx, const struct xsk_cfg *c)
 {
 	struct pl_sysctr before, after;
-	char envbuf[32];
 	bool afxdp = rx->xsk;
+	struct pl_rx_window w = { .loop = xsk_loop,
+				  .after_loop = afxdp ? xsk_after_loop : NULL,
+				  .arg = rx,
+				  .ifname = c->rx.iface,
+				  .before = &before,
+				  .after = &after };
+	char envbuf[32];
 	struct pl_report r = {
 		.tool = "pathlab-rx-xsk",
 		.path = afxdp ? "afxdp" : "xdp",
 		.mode = afxdp ? (rx->zerocopy ? "zerocopy" : "copy")
 			      : actions[c->action],
 		.gpu = "none",
-		.workload = workloads[c->workload],
-		.env = c->env ? c->env
-			      : pl_link_env(c->iface, envbuf, sizeof(envbuf)),
-		.ifname = c->iface,
+		.workload = pl_workloads[c->rx.workload],
+		.env = pl_rx_env(&c->rx, "unknown", envbuf, sizeof(envbuf)),
+		.ifname = c->rx.iface,
 		.latency_kind = "one-way",
 		.copies_per_packet = afxdp && !rx->zerocopy ? 1 : 0,
 		.copies_source = "by_design",
@@ -274,18 +292,9 @@ static int receive_and_report(struct xsk_rx *rx, const struct xsk_cfg *c)
 	};
 	int err;
 
-	if (c->ready && (err = pl_run_ready(c->ready)))
-		return err;
-	pl_sysctr_read(&before, c->iface);
-	err = pl_run_start(&rx->run);
+	err = pl_rx_measure(&c->rx, &rx->run, &w);
 	if (err)
 		return err;
-	rx->rx_loop(rx);
-	/* Snapshot at once: the next end marker is 20 ms behind this one. */
-	pl_sysctr_read(&after, c->iface);
-	if (afxdp)
-		xsk_read_stats(rx, &rx->xs);
-	pl_run_finish(&rx->run);
 	rx->link_dropped = after.link_rx_dropped - before.link_rx_dropped;
 	if (!afxdp) {
 		xdp_sync_stats(rx);
@@ -298,7 +307,7 @@ static int receive_and_report(struct xsk_rx *rx, const struct xsk_cfg *c)
 	add_drops(&r, rx);
 	if (rx->gpu)
 		gpu_xsk_report(rx, &r);
-	return pl_report_emit(&r, c->json, c->quiet);
+	return pl_report_emit(&r, c->rx.json, c->rx.quiet);
 }
 
 /* Set up the program and, for redirect, the socket; pick the loop. */
@@ -345,11 +354,11 @@ static int setup_error(const struct xsk_cfg *c, int err)
 			"pathlab-rx-xsk: %s: zero-copy needs a NIC driver "
 			"with AF_XDP zero-copy support; veth has none; use "
 			"--bind copy or auto\n",
-			c->iface);
+			c->rx.iface);
 		return PL_EXIT_SKIP;
 	}
-	fprintf(stderr, "pathlab-rx-xsk: %s queue %u: %s\n", c->iface, c->queue,
-		strerror(-err));
+	fprintf(stderr, "pathlab-rx-xsk: %s queue %u: %s\n", c->rx.iface,
+		c->queue, strerror(-err));
 	if (err == -EPERM || err == -EACCES) {
 		fprintf(stderr, "pathlab-rx-xsk: needs root (CAP_BPF, "
 				"CAP_NET_ADMIN, CAP_NET_RAW)\n");
@@ -359,24 +368,24 @@ static int setup_error(const struct xsk_cfg *c, int err)
 		fprintf(stderr,
 			"pathlab-rx-xsk: another XDP program is "
 			"attached to %s (one per interface here)\n",
-			c->iface);
+			c->rx.iface);
 	return err == -ENODEV || err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)
 {
-	struct xsk_cfg c = { .port = PL_UDP_PORT,
+	struct xsk_cfg c = { .rx = PL_RX_DEFAULTS,
+			     .port = PL_UDP_PORT,
 			     .frames = 4096,
 			     .frame_size = XSK_UMEM__DEFAULT_FRAME_SIZE,
 			     .ring = XSK_RING_CONS__DEFAULT_NUM_DESCS,
 			     .batch = 64,
 			     .bind = BIND_AUTO,
-			     .need_wakeup = true,
-			     .cpu = UINT_MAX };
+			     .need_wakeup = true };
 	static struct xsk_rx rx;
 	int err, wakeup = 1;
 	const struct pl_opt opts[] = {
-		{ "iface", PL_OPT_STR, &c.iface, "IF",
+		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "receiving interface (required)" },
 		{ "action", PL_OPT_CHOICE, &c.action, "ACT",
 		  "lab datagrams: to the socket, or XDP alone", 0, 0, actions },
@@ -404,29 +413,14 @@ int main(int argc, char **argv)
 		  "RX ring entries, a power of two (2048)", 64, 1u << 16 },
 		{ "port", PL_OPT_U32, &c.port, "N", "UDP port (9000)", 1,
 		  65535 },
-		{ "count", PL_OPT_U64, &c.count, "N",
-		  "stop after N datagrams (0 = no limit)" },
-		{ "duration", PL_OPT_DOUBLE, &c.duration_s, "S",
-		  "stop after S seconds" },
-		{ "idle-timeout", PL_OPT_U32, &c.idle_ms, "MS",
-		  "stop MS after the last datagram" },
-		{ "cpu", PL_OPT_U32, &c.cpu, "N", "pin to this CPU", 0, 4095 },
-		{ "workload", PL_OPT_CHOICE, &c.workload, "KIND",
-		  "label of the run", 0, 0, workloads },
-		{ "env", PL_OPT_STR, &c.env, "LABEL",
-		  "label of the environment (from the interface's driver)" },
-		{ "json", PL_OPT_STR, &c.json, "FILE",
-		  "write the run's JSON to FILE (- = stdout)" },
-		{ "ready", PL_OPT_STR, &c.ready, "FILE",
-		  "create FILE once ready to receive" },
-		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
-		  "no progress lines and no table" },
 		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
 		{ "gpu-mode", PL_OPT_CHOICE, &c.gpu_mode, "MODE",
 		  "the GPU reads the UMEM in place, or gets a copy", 0, 0,
 		  gpu_xsk_modes },
+		PL_RX_OPT_CPU(&c.rx),
+		PL_RX_OPTS(&c.rx, "datagram", "from the interface's driver"),
 		{ 0 }
 	};
 
@@ -434,7 +428,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c.need_wakeup = wakeup;
-	if (!c.iface || (c.frames & (c.frames - 1)) ||
+	if (!c.rx.iface || (c.frames & (c.frames - 1)) ||
 	    (c.ring & (c.ring - 1)) ||
 	    (c.frame_size != 2048 && c.frame_size != 4096)) {
 		fprintf(stderr, "pathlab-rx-xsk: --iface is required; --frames "
@@ -447,28 +441,12 @@ int main(int argc, char **argv)
 				"redirect: XDP alone hands nothing over\n");
 		return PL_EXIT_USAGE;
 	}
-	if (c.cpu != UINT_MAX && (err = pl_pin_cpu(c.cpu))) {
-		fprintf(stderr, "pathlab-rx-xsk: --cpu %u: %s\n", c.cpu,
-			strerror(-err));
+	if (pl_rx_begin("pathlab-rx-xsk", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
-	}
-	pl_stats_init(&rx.stats);
-	pl_tsc(); /* calibrate now, not inside the measured window */
 	err = xsk_rx_setup(&rx, &c);
 	if (err)
 		return setup_error(&c, err);
-	rx.run = (struct pl_run){ .prog = "pathlab-rx-xsk",
-				  .count = c.count,
-				  .duration_s = c.duration_s,
-				  .idle_ms = c.idle_ms,
-				  .quiet = c.quiet,
-				  .stats = &rx.stats };
 	err = receive_and_report(&rx, &c);
 	xsk_rx_teardown(&rx);
-	pl_stats_free(&rx.stats);
-	if (err) {
-		fprintf(stderr, "pathlab-rx-xsk: %s\n", strerror(-err));
-		return PL_EXIT_FAIL;
-	}
-	return PL_EXIT_OK;
+	return pl_rx_end(&rx.run, &rx.stats, err);
 }

@@ -14,6 +14,7 @@
 
 #include "pathlab_xdp.h"
 #include "run.h"
+#include "rx.h"
 #include "stats.h"
 #include "wire.h"
 
@@ -25,14 +26,11 @@ enum { LOOP_BUSY, LOOP_POLL };
 enum { GPU_XSK_MAPPED, GPU_XSK_COPY };
 
 struct xsk_cfg {
-	const char *iface, *env, *json, *ready;
+	struct pl_rx_opts rx; /* the options every receiver takes */
 	unsigned port, frames, frame_size, headroom, ring, batch, queue;
-	unsigned idle_ms, cpu;
 	int action; /* enum pl_xdp_action */
-	int attach, bind, loop, workload;
-	bool need_wakeup, quiet;
-	uint64_t count;
-	double duration_s;
+	int attach, bind, loop;
+	bool need_wakeup;
 	int gpu, gpu_mode; /* enum pl_gpu_kind, GPU_XSK_* */
 };
 

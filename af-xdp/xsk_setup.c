@@ -28,7 +28,7 @@ int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 						     : XDP_FLAGS_DRV_MODE);
 	int err;
 
-	rx->ifindex = (int)if_nametoindex(c->iface);
+	rx->ifindex = (int)if_nametoindex(c->rx.iface);
 	if (!rx->ifindex)
 		return -ENODEV;
 	rx->skel = pathlab__open();
@@ -98,7 +98,7 @@ static int socket_create(struct xsk_rx *rx, const struct xsk_cfg *c,
 	err = umem_create(rx, c);
 	if (err)
 		return err;
-	err = xsk_socket__create(&rx->xsk, c->iface, c->queue, rx->umem,
+	err = xsk_socket__create(&rx->xsk, c->rx.iface, c->queue, rx->umem,
 				 &rx->rx, NULL, &scfg);
 	if (err) {
 		xsk_umem__delete(rx->umem);

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "report.h"
 #include "run.h"
+#include "rx.h"
 #include "stats.h"
 
 #define EAL_MAX_ARGS 32
@@ -25,12 +26,12 @@
 enum { VDEV_AF_PACKET, VDEV_AF_XDP };
 
 struct cfg {
-	const char *iface, *pci, *env, *json, *ready;
-	unsigned burst, rx_desc, mbufs, idle_ms, cpu;
-	int vdev, workload;
-	uint64_t count;
-	double duration_s;
-	bool xstats, quiet;
+	struct pl_rx_opts rx; /* the options every receiver takes */
+	const char *pci;
+	unsigned burst, rx_desc, mbufs;
+	unsigned cpu; /* the EAL's lcore: the EAL pins it, not pl_rx_begin() */
+	int vdev;
+	bool xstats;
 	int gpu; /* enum pl_gpu_kind */
 };
 

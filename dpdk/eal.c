@@ -164,7 +164,7 @@ int eal_args_build(struct eal_args *e, const struct cfg *c,
 	} else {
 		err |= add_arg(e, "--no-pci");
 		err |= add_arg(e, "--vdev=net_%s0,iface=%s", vdevs[c->vdev],
-			       c->iface);
+			       c->rx.iface);
 		/* af_packet sizes its ring itself: as many frames as our
 		 * descriptors. af_xdp: queue 0, the only one a veth has. */
 		if (c->vdev == VDEV_AF_PACKET)

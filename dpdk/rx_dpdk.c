@@ -17,10 +17,10 @@
 #include "clock.h"
 #include "dpdk.h"
 #include "gpu.h"
-#include "link.h"
 #include "opt.h"
 #include "report.h"
 #include "run.h"
+#include "rx.h"
 #include "stats.h"
 #include "sysctr.h"
 #include "wire.h"
@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -39,8 +38,6 @@
 #include <rte_mbuf.h>
 
 static const char *const vdevs[] = { "af_packet", "af_xdp", NULL };
-static const char *const workloads[] = { "throughput", "latency", "visibility",
-					 NULL };
 
 /* Parse and account one frame handed to us at now. */
 static inline void rx_one(struct dpdk_rx *rx, const struct rte_mbuf *m,
@@ -115,10 +112,10 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 		fprintf(stderr,
 			"pathlab-rx-dpdk: no port: the device did not probe "
 			"(is %s%s in this network namespace?)\n",
-			c->iface ? "interface " : "PCI device ",
-			c->iface ? c->iface
-			: c->pci ? c->pci
-				 : "?");
+			c->rx.iface ? "interface " : "PCI device ",
+			c->rx.iface ? c->rx.iface
+			: c->pci    ? c->pci
+				    : "?");
 	else if (err)
 		fprintf(stderr,
 			"pathlab-rx-dpdk: port: %s (see the PMD's message "
@@ -189,14 +186,6 @@ static void dpdk_json(struct pl_json *j, void *arg)
 	pl_json_end(j);
 }
 
-/* Voluntary context switches of this thread: how often it went to sleep. */
-static uint64_t thread_sleeps(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_nvcsw;
-}
-
 /*
  * The loss counters that matter for this PMD, and the copies it makes.
  * link_dropped is the receiving link's rx_dropped over the run: on veth it
@@ -235,23 +224,32 @@ static void dpdk_report_path(struct pl_report *r, const struct dpdk_rx *rx,
 	}
 }
 
+/* The poll loop chosen at setup, as pl_rx_measure() runs it. */
+static void dpdk_loop(void *arg)
+{
+	struct dpdk_rx *rx = arg;
+
+	rx->rx_loop(rx);
+}
+
 /* Run the loop between two counter snapshots and report. */
 static int receive_and_report(struct dpdk_rx *rx, const struct cfg *c)
 {
 	struct pl_sysctr before, after;
+	struct pl_rx_window w = { .loop = dpdk_loop,
+				  .arg = rx,
+				  .ifname = c->rx.iface,
+				  .before = &before,
+				  .after = &after };
 	char envbuf[32];
-	uint64_t sleeps;
 	struct pl_report r = {
 		.tool = "pathlab-rx-dpdk",
 		.path = "dpdk",
 		.mode = rx->mode,
 		.gpu = "none",
-		.workload = workloads[c->workload],
-		.env = c->env ? c->env
-		       : c->iface
-			       ? pl_link_env(c->iface, envbuf, sizeof(envbuf))
-			       : "nic",
-		.ifname = c->iface,
+		.workload = pl_workloads[c->rx.workload],
+		.env = pl_rx_env(&c->rx, "nic", envbuf, sizeof(envbuf)),
+		.ifname = c->rx.iface,
 		.latency_kind = "one-way",
 		.copies_source = "by_design",
 		.stats = &rx->stats,
@@ -263,17 +261,10 @@ static int receive_and_report(struct dpdk_rx *rx, const struct cfg *c)
 	int err;
 
 	port_stats_reset(&rx->port);
-	if (c->ready && (err = pl_run_ready(c->ready)))
-		return err;
-	pl_sysctr_read(&before, c->iface);
-	sleeps = thread_sleeps();
-	err = pl_run_start(&rx->run);
+	err = pl_rx_measure(&c->rx, &rx->run, &w);
 	if (err)
 		return err;
-	rx->rx_loop(rx);
-	pl_run_finish(&rx->run);
-	rx->wakeups = thread_sleeps() - sleeps;
-	pl_sysctr_read(&after, c->iface);
+	rx->wakeups = w.sleeps;
 	err = port_stats_read(&rx->port, c->xstats);
 	if (err)
 		fprintf(stderr, "pathlab-rx-dpdk: port stats: %s\n",
@@ -284,7 +275,7 @@ static int receive_and_report(struct dpdk_rx *rx, const struct cfg *c)
 	r.wakeups = rx->wakeups;
 	if (rx->gpu)
 		gpu_dpdk_report(rx, &r);
-	return pl_report_emit(&r, c->json, c->quiet);
+	return pl_report_emit(&r, c->rx.json, c->rx.quiet);
 }
 
 /* Split argv at "--": EAL arguments before it, ours after (DPDK's way). */
@@ -305,13 +296,15 @@ static int split_args(int argc, char **argv, struct eal_args *e)
 
 int main(int argc, char **argv)
 {
-	struct cfg c = {
-		.burst = 32, .rx_desc = 4096, .mbufs = 8191, .cpu = UINT_MAX
-	};
+	struct cfg c = { .rx = PL_RX_DEFAULTS,
+			 .burst = 32,
+			 .rx_desc = 4096,
+			 .mbufs = 8191,
+			 .cpu = UINT_MAX };
 	static struct dpdk_rx rx;
 	int err, split;
 	const struct pl_opt opts[] = {
-		{ "iface", PL_OPT_STR, &c.iface, "IF",
+		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "lab: build the EAL arguments for a vdev on IF" },
 		{ "vdev-kind", PL_OPT_CHOICE, &c.vdev, "KIND",
 		  "virtual device on IF", 0, 0, vdevs },
@@ -325,27 +318,12 @@ int main(int argc, char **argv)
 		  "mbufs in the pool (8191)", 1024, 1u << 20 },
 		{ "xstats", PL_OPT_FLAG, &c.xstats, NULL,
 		  "add the PMD's extended statistics to the JSON" },
-		{ "count", PL_OPT_U64, &c.count, "N",
-		  "stop after N datagrams (0 = no limit)" },
-		{ "duration", PL_OPT_DOUBLE, &c.duration_s, "S",
-		  "stop after S seconds" },
-		{ "idle-timeout", PL_OPT_U32, &c.idle_ms, "MS",
-		  "stop MS after the last datagram" },
 		{ "cpu", PL_OPT_U32, &c.cpu, "N",
 		  "lcore to poll on (the highest CPU allowed)", 0, 4095 },
-		{ "workload", PL_OPT_CHOICE, &c.workload, "KIND",
-		  "label of the run", 0, 0, workloads },
-		{ "env", PL_OPT_STR, &c.env, "LABEL",
-		  "label of the environment (from the interface's driver)" },
-		{ "json", PL_OPT_STR, &c.json, "FILE",
-		  "write the run's JSON to FILE (- = stdout)" },
-		{ "ready", PL_OPT_STR, &c.ready, "FILE",
-		  "create FILE once ready to receive" },
-		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
-		  "no progress lines and no table" },
 		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
+		PL_RX_OPTS(&c.rx, "datagram", "from the interface's driver"),
 		{ 0 }
 	};
 
@@ -355,7 +333,7 @@ int main(int argc, char **argv)
 			   "[EAL args --] [options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
-	if (rx.eal.argc <= 1 && !c.iface == !c.pci) {
+	if (rx.eal.argc <= 1 && !c.rx.iface == !c.pci) {
 		fprintf(stderr, "pathlab-rx-dpdk: give --iface IF (lab vdev) "
 				"or --pci ADDR (real NIC), or EAL arguments "
 				"before --\n");
@@ -370,24 +348,13 @@ int main(int argc, char **argv)
 	if (rx.eal.note)
 		fprintf(stderr, "pathlab-rx-dpdk: %s\n", rx.eal.note);
 	rx.burst = c.burst;
-	pl_stats_init(&rx.stats);
-	pl_tsc(); /* calibrate now, not inside the measured window */
+	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &rx.run, &rx.stats))
+		return PL_EXIT_USAGE;
 	err = dpdk_setup(&rx, &c);
 	if (err)
 		return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
 	rx.mode = port_mode(rx.port.driver);
-	rx.run = (struct pl_run){ .prog = "pathlab-rx-dpdk",
-				  .count = c.count,
-				  .duration_s = c.duration_s,
-				  .idle_ms = c.idle_ms,
-				  .quiet = c.quiet,
-				  .stats = &rx.stats };
 	err = receive_and_report(&rx, &c);
 	dpdk_teardown(&rx);
-	pl_stats_free(&rx.stats);
-	if (err) {
-		fprintf(stderr, "pathlab-rx-dpdk: %s\n", strerror(-err));
-		return PL_EXIT_FAIL;
-	}
-	return PL_EXIT_OK;
+	return pl_rx_end(&rx.run, &rx.stats, err);
 }

@@ -11,32 +11,27 @@
  */
 #include "rx_socket.h"
 #include "gpu.h"
-#include "link.h"
 #include "opt.h"
 #include "report.h"
 #include "run.h"
+#include "rx.h"
 #include "stats.h"
 #include "sysctr.h"
 #include "wire.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <limits.h>
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 static const char *const modes[] = { "recvmmsg", "recvfrom", NULL };
 static const char *const loops[] = { "block", "busy", NULL };
-static const char *const workloads[] = { "throughput", "latency", "visibility",
-					 NULL };
 
 /* 8< socket-rx-loop */
 /* Receive a batch per system call; the kernel copies each payload to us. */
@@ -221,29 +216,32 @@ static void socket_json(struct pl_json *j, void *arg)
 	pl_json_end(j);
 }
 
-/* Voluntary context switches of this thread: how often it went to sleep. */
-static uint64_t thread_sleeps(void)
+/* The loop chosen at setup, as pl_rx_measure() runs it. */
+static void socket_loop(void *arg)
 {
-	struct rusage ru;
+	struct sock_rx *rx = arg;
 
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_nvcsw;
+	rx->rx_loop(rx);
 }
 
 /* Run the loop between two counter snapshots and report. */
 static int receive_and_report(struct sock_rx *rx, const struct cfg *c)
 {
 	struct pl_sysctr before, after;
+	struct pl_rx_window w = { .loop = socket_loop,
+				  .arg = rx,
+				  .ifname = c->rx.iface,
+				  .before = &before,
+				  .after = &after };
 	char envbuf[32];
-	uint64_t sleeps;
 	struct pl_report r = {
 		.tool = "pathlab-rx-socket",
 		.path = "socket",
 		.mode = modes[c->mode],
 		.gpu = "none",
-		.workload = workloads[c->workload],
-		.env = c->env ? c->env
-			      : pl_link_env(c->iface, envbuf, sizeof(envbuf)),
-		.ifname = c->iface,
+		.workload = pl_workloads[c->rx.workload],
+		.env = pl_rx_env(&c->rx, "unknown", envbuf, sizeof(envbuf)),
+		.ifname = c->rx.iface,
 		.latency_kind = "one-way",
 		.copies_per_packet = 1,
 		.copies_source = "by_design",
@@ -258,31 +256,23 @@ static int receive_and_report(struct sock_rx *rx, const struct cfg *c)
 	};
 	int err;
 
-	if (c->ready && (err = pl_run_ready(c->ready)))
-		return err;
-	pl_sysctr_read(&before, c->iface);
-	sleeps = thread_sleeps();
-	err = pl_run_start(&rx->run);
+	err = pl_rx_measure(&c->rx, &rx->run, &w);
 	if (err)
 		return err;
-	rx->rx_loop(rx);
-	/* Snapshot at once: the next end marker is 20 ms behind this one. */
-	pl_sysctr_read(&after, c->iface);
-	rx->wakeups = thread_sleeps() - sleeps;
-	pl_run_finish(&rx->run);
+	rx->wakeups = w.sleeps;
 	r.syscalls = rx->syscalls;
 	r.wakeups = rx->wakeups;
 	if (rx->gpu)
 		gpu_socket_report(rx, &r);
-	return pl_report_emit(&r, c->json, c->quiet);
+	return pl_report_emit(&r, c->rx.json, c->rx.quiet);
 }
 
 int main(int argc, char **argv)
 {
-	struct cfg c = { .bind = "0.0.0.0",
+	struct cfg c = { .rx = PL_RX_DEFAULTS,
+			 .bind = "0.0.0.0",
 			 .port = PL_UDP_PORT,
-			 .batch = 64,
-			 .cpu = UINT_MAX };
+			 .batch = 64 };
 	static struct sock_rx rx;
 	int err;
 	const struct pl_opt opts[] = {
@@ -300,25 +290,8 @@ int main(int argc, char **argv)
 		  "SO_RCVBUF(FORCE) size (kernel default)", 4096, 1u << 30 },
 		{ "rx-stamps", PL_OPT_FLAG, &c.stamps, NULL,
 		  "SO_TIMESTAMPING software RX stamps: split the latency" },
-		{ "count", PL_OPT_U64, &c.count, "N",
-		  "stop after N datagrams (0 = no limit)" },
-		{ "duration", PL_OPT_DOUBLE, &c.duration_s, "S",
-		  "stop after S seconds" },
-		{ "idle-timeout", PL_OPT_U32, &c.idle_ms, "MS",
-		  "stop MS after the last datagram" },
-		{ "iface", PL_OPT_STR, &c.iface, "IF",
+		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "receiving interface, for its counters and env label" },
-		{ "cpu", PL_OPT_U32, &c.cpu, "N", "pin to this CPU", 0, 4095 },
-		{ "workload", PL_OPT_CHOICE, &c.workload, "KIND",
-		  "label of the run", 0, 0, workloads },
-		{ "env", PL_OPT_STR, &c.env, "LABEL",
-		  "label of the environment (from the interface's driver)" },
-		{ "json", PL_OPT_STR, &c.json, "FILE",
-		  "write the run's JSON to FILE (- = stdout)" },
-		{ "ready", PL_OPT_STR, &c.ready, "FILE",
-		  "create FILE once ready to receive" },
-		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
-		  "no progress lines and no table" },
 		{ "trace", PL_OPT_U32, &c.trace, "N",
 		  "step through the first N datagrams", 1, 100000 },
 		{ "trace-file", PL_OPT_STR, &c.trace_file, "FILE",
@@ -326,6 +299,8 @@ int main(int argc, char **argv)
 		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
+		PL_RX_OPT_CPU(&c.rx),
+		PL_RX_OPTS(&c.rx, "datagram", "from the interface's driver"),
 		{ 0 }
 	};
 
@@ -345,31 +320,15 @@ int main(int argc, char **argv)
 			c.trace_file, strerror(-err));
 		return PL_EXIT_USAGE;
 	}
-	if (c.cpu != UINT_MAX && (err = pl_pin_cpu(c.cpu))) {
-		fprintf(stderr, "pathlab-rx-socket: --cpu %u: %s\n", c.cpu,
-			strerror(-err));
+	if (pl_rx_begin("pathlab-rx-socket", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
-	}
-	pl_stats_init(&rx.stats);
-	pl_tsc(); /* calibrate now, not inside the measured window */
 	err = socket_setup(&rx, &c);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-socket: %s:%u: %s\n", c.bind,
 			c.port, strerror(-err));
 		return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
 	}
-	rx.run = (struct pl_run){ .prog = "pathlab-rx-socket",
-				  .count = c.count,
-				  .duration_s = c.duration_s,
-				  .idle_ms = c.idle_ms,
-				  .quiet = c.quiet,
-				  .stats = &rx.stats };
 	err = receive_and_report(&rx, &c);
 	socket_teardown(&rx);
-	pl_stats_free(&rx.stats);
-	if (err) {
-		fprintf(stderr, "pathlab-rx-socket: %s\n", strerror(-err));
-		return PL_EXIT_FAIL;
-	}
-	return PL_EXIT_OK;
+	return pl_rx_end(&rx.run, &rx.stats, err);
 }

@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "run.h"
+#include "rx.h"
 #include "stats.h"
 #include "trace.h"
 #include "wire.h"
@@ -23,12 +24,11 @@ enum { MODE_RECVMMSG, MODE_RECVFROM };
 enum { LOOP_BLOCK, LOOP_BUSY };
 
 struct cfg {
-	const char *bind, *iface, *env, *json, *ready;
-	unsigned port, batch, rcvbuf, idle_ms, cpu;
-	int mode, loop, workload;
-	uint64_t count;
-	double duration_s;
-	bool stamps, quiet;
+	struct pl_rx_opts rx; /* the options every receiver takes */
+	const char *bind;
+	unsigned port, batch, rcvbuf;
+	int mode, loop;
+	bool stamps;
 	unsigned trace;
 	const char *trace_file;
 	int gpu; /* enum pl_gpu_kind */

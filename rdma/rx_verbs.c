@@ -23,6 +23,7 @@
 #include "opt.h"
 #include "report.h"
 #include "run.h"
+#include "rx.h"
 #include "stats.h"
 #include "sysctr.h"
 #include "verbs.h"
@@ -41,8 +42,6 @@
 #define ACK_EVERY 64  /* acknowledge CQ events in batches (a mutex each) */
 
 static const char *const cqs[] = { "poll", "event", NULL };
-static const char *const workloads[] = { "throughput", "latency", "visibility",
-					 NULL };
 
 /* Parse and account one message handed to us at now. */
 static inline void rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
@@ -256,6 +255,31 @@ static void verbs_teardown(struct verbs_rx *rx)
 	verbs_ep_close(&rx->ep);
 }
 
+/* The loop chosen at setup, as pl_rx_measure() runs it. */
+static void verbs_loop(void *arg)
+{
+	struct verbs_rx *rx = arg;
+
+	rx->rx_loop(rx);
+}
+
+/* Let the sender connect (once we said we are ready); it takes "before". */
+static int accept_sender(void *arg)
+{
+	struct verbs_rx *rx = arg;
+
+	return verbs_accept(&rx->ep, &rx->cfg->v, 1, rx->depth, before_accept,
+			    rx);
+}
+
+/* rxe's counters, read the moment the loop ends. */
+static void hwctr_after_loop(void *arg)
+{
+	struct verbs_rx *rx = arg;
+
+	verbs_hwctr_read(&rx->ep.where, &rx->hw_after);
+}
+
 /* Let the sender connect, run the loop between two snapshots, report. */
 static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c)
 {
@@ -264,9 +288,9 @@ static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c)
 		.path = "verbs",
 		.mode = verbs_modes[c->v.mode],
 		.gpu = "none",
-		.workload = workloads[c->workload],
-		.env = c->env ? c->env : rx_env_label(&rx->ep.where),
-		.ifname = c->iface ? c->iface : rx->ep.where.ifname,
+		.workload = pl_workloads[c->rx.workload],
+		.env = c->rx.env ? c->rx.env : rx_env_label(&rx->ep.where),
+		.ifname = c->rx.iface ? c->rx.iface : rx->ep.where.ifname,
 		.latency_kind = "one-way",
 		.copies_per_packet = 0,
 		.copies_source = "by_design",
@@ -280,38 +304,35 @@ static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c)
 		.extra_json = rx_verbs_json,
 		.extra_arg = rx,
 	};
+	struct pl_rx_window w = { .loop = verbs_loop,
+				  .open = accept_sender,
+				  .after_loop = hwctr_after_loop,
+				  .arg = rx,
+				  .ifname = r.ifname,
+				  .before = &rx->before,
+				  .after = &rx->after };
 	int err;
 
 	rx->cfg = c;
 	rx->ifname = r.ifname;
-	if (c->ready && (err = pl_run_ready(c->ready)))
-		return err;
-	/* The sender connects once we said we are ready. */
-	err = verbs_accept(&rx->ep, &c->v, 1, rx->depth, before_accept, rx);
+	err = pl_rx_measure(&c->rx, &rx->run, &w);
 	if (err)
 		return err;
-	err = pl_run_start(&rx->run);
-	if (err)
-		return err;
-	rx->rx_loop(rx);
-	pl_run_finish(&rx->run);
-	pl_sysctr_read(&rx->after, r.ifname);
-	verbs_hwctr_read(&rx->ep.where, &rx->hw_after);
 	rx_verbs_account(rx, &r);
-	err = pl_report_emit(&r, c->json, c->quiet);
-	if (!c->quiet)
+	err = pl_report_emit(&r, c->rx.json, c->rx.quiet);
+	if (!c->rx.quiet)
 		rx_verbs_table(stderr, rx, c);
 	return err;
 }
 
 int main(int argc, char **argv)
 {
-	struct rx_cfg c = { .v = { .ib_port = 1,
+	struct rx_cfg c = { .rx = PL_RX_DEFAULTS,
+			    .v = { .ib_port = 1,
 				   .port = VERBS_PORT,
 				   .timeout_ms = 60000,
 				   .depth = 2048,
 				   .batch = 64 },
-			    .cpu = UINT_MAX,
 			    .gid_index = UINT_MAX };
 	static struct verbs_rx rx;
 	int err;
@@ -338,25 +359,10 @@ int main(int argc, char **argv)
 		  VERBS_MAX_DEPTH },
 		{ "batch", PL_OPT_U32, &c.v.batch, "N",
 		  "completions per ibv_poll_cq (64)", 1, VERBS_MAX_BATCH },
-		{ "count", PL_OPT_U64, &c.count, "N",
-		  "stop after N messages (0 = no limit)" },
-		{ "duration", PL_OPT_DOUBLE, &c.duration_s, "S",
-		  "stop after S seconds" },
-		{ "idle-timeout", PL_OPT_U32, &c.idle_ms, "MS",
-		  "stop MS after the last message" },
-		{ "iface", PL_OPT_STR, &c.iface, "IF",
+		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "link for the counters (the GID's network device)" },
-		{ "cpu", PL_OPT_U32, &c.cpu, "N", "pin to this CPU", 0, 4095 },
-		{ "workload", PL_OPT_CHOICE, &c.workload, "KIND",
-		  "label of the run", 0, 0, workloads },
-		{ "env", PL_OPT_STR, &c.env, "LABEL",
-		  "label of the environment (vm-softroce for rxe in a VM)" },
-		{ "json", PL_OPT_STR, &c.json, "FILE",
-		  "write the run's JSON to FILE (- = stdout)" },
-		{ "ready", PL_OPT_STR, &c.ready, "FILE",
-		  "create FILE once a sender may connect" },
-		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL,
-		  "no progress lines and no table" },
+		PL_RX_OPT_CPU(&c.rx),
+		PL_RX_OPTS(&c.rx, "message", "vm-softroce for rxe in a VM"),
 		{ 0 }
 	};
 
@@ -365,31 +371,15 @@ int main(int argc, char **argv)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c.v.gid_index = c.gid_index == UINT_MAX ? -1 : (int)c.gid_index;
 	c.v.events = c.cq == RX_CQ_EVENT;
-	if (c.cpu != UINT_MAX && (err = pl_pin_cpu(c.cpu))) {
-		fprintf(stderr, "pathlab-rx-verbs: --cpu %u: %s\n", c.cpu,
-			strerror(-err));
+	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
-	}
-	pl_stats_init(&rx.stats);
-	pl_tsc(); /* calibrate now, not inside the measured window */
 	err = verbs_setup(&rx, &c);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-verbs: setup: %s\n",
 			strerror(-err));
 		return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
 	}
-	rx.run = (struct pl_run){ .prog = "pathlab-rx-verbs",
-				  .count = c.count,
-				  .duration_s = c.duration_s,
-				  .idle_ms = c.idle_ms,
-				  .quiet = c.quiet,
-				  .stats = &rx.stats };
 	err = receive_and_report(&rx, &c);
 	verbs_teardown(&rx);
-	pl_stats_free(&rx.stats);
-	if (err) {
-		fprintf(stderr, "pathlab-rx-verbs: %s\n", strerror(-err));
-		return PL_EXIT_FAIL;
-	}
-	return PL_EXIT_OK;
+	return pl_rx_end(&rx.run, &rx.stats, err);
 }

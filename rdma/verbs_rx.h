@@ -5,6 +5,7 @@
 
 #include "report.h"
 #include "run.h"
+#include "rx.h"
 #include "stats.h"
 #include "verbs.h"
 
@@ -13,13 +14,10 @@
 enum { RX_CQ_POLL, RX_CQ_EVENT };
 
 struct rx_cfg {
+	struct pl_rx_opts rx; /* the options every receiver takes */
 	struct verbs_cfg v;
-	const char *iface, *env, *json, *ready;
-	unsigned idle_ms, cpu, gid_index;
-	int cq, workload;
-	uint64_t count;
-	double duration_s;
-	bool quiet;
+	unsigned gid_index;
+	int cq;
 };
 
 struct verbs_rx {

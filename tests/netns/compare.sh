@@ -94,8 +94,14 @@ done
 OUT=$(mktemp -d)
 trap cleanup EXIT
 
-echo "# pathlab compare --quick --sizes 64 --out $OUT"
-if "$PATHLAB" compare --quick --sizes 64 --out "$OUT"; then
+# The paths that run in the lab's namespaces; verbs (the VM) and the GPU
+# rows are checked apart, below.
+PATHS=socket
+[ -x "$BUILD/af-xdp/pathlab-rx-xsk" ] && PATHS=$PATHS,xdp,afxdp
+[ -x "$BUILD/dpdk/pathlab-rx-dpdk" ] && PATHS=$PATHS,dpdk
+
+echo "# pathlab compare --paths $PATHS --quick --sizes 64 --out $OUT"
+if "$PATHLAB" compare --paths "$PATHS" --quick --sizes 64 --out "$OUT"; then
 	echo "ok   compare succeeded"
 else
 	echo "FAIL compare exited $?"
@@ -144,13 +150,26 @@ check "the table was written" test -s "$OUT/table.txt"
 
 echo "# errors exit 2"
 check "--paths bogus" exits_with 2 compare --paths bogus
-check "--paths verbs (not built, or needs the VM)" exits_with 2 compare --paths verbs
 check "--sizes 10" exits_with 2 compare --sizes 10
 check "--sizes 1519" exits_with 2 compare --sizes 1519
 check "--gpu nope" exits_with 2 compare --gpu nope
-check "--gpu sim (not built yet)" exits_with 2 compare --gpu sim
 check "--count 0" exits_with 2 compare --count 0
 check "no lab left behind" no_lab_left
+
+echo "# --gpu sim adds the GPU rows of the socket path"
+if "$PATHLAB" compare --paths socket --gpu sim --quick --sizes 64 \
+	--out "$OUT/gpu" >"$OUT/gpu.log" 2>&1; then
+	check "--gpu sim: plain and GPU rows, every packet verified" \
+		jq -e '([.runs[] | select(.gpu == "sim")] | length == 3) and
+			([.runs[] | select(.gpu == "none")] | length == 3) and
+			all(.runs[] | select(.gpu == "sim");
+				.gpu_verified == .received and .received > 0)' \
+		"$OUT/gpu/results.json"
+else
+	echo "FAIL compare --gpu sim"
+	tail -n 20 "$OUT/gpu.log"
+	FAILED=1
+fi
 
 if [ $FAILED -ne 0 ]; then
 	echo "compare: FAILED"

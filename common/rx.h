@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every receiver does the same way, whatever its technology: the
+ * options that end its table (when to stop, where to run, how to label and
+ * report the run), the start-up before its setup, the measured window
+ * around its loop, and the end of main(). A receiver keeps only what its
+ * path adds: its own options, its setup, its loop, its report.
+ *
+ *   main()  parse -> pl_rx_begin() -> setup -> pl_rx_measure() + report
+ *           -> teardown -> pl_rx_end()
+ */
+#ifndef PATHLAB_RX_H
+#define PATHLAB_RX_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opt.h"
+#include "run.h"
+#include "stats.h"
+#include "sysctr.h"
+
+#define PL_RX_NO_CPU UINT_MAX /* --cpu not given: the thread is not pinned */
+
+/* The values of the options every receiver takes. */
+struct pl_rx_opts {
+	const char *iface; /* the path's own row says what it is for */
+	const char *env, *json, *ready;
+	uint64_t count;
+	double duration_s;
+	unsigned idle_ms;
+	unsigned cpu; /* PL_RX_OPT_CPU; PL_RX_NO_CPU: not pinned */
+	int workload; /* index into pl_workloads[] */
+	bool quiet;
+};
+
+/* The macros keep one table row per pair of lines, as the tables do. */
+/* clang-format off */
+
+/* The defaults, for the initialiser of a receiver's config: .rx = ... */
+#define PL_RX_DEFAULTS { .cpu = PL_RX_NO_CPU }
+
+/* The labels of --workload, NULL-terminated. */
+extern const char *const pl_workloads[];
+
+/*
+ * The rows of those options, to follow a receiver's own rows in its table
+ * (its { 0 } comes after them). o points to its struct pl_rx_opts; unit is
+ * what it receives ("datagram"), env_from where the env label comes from
+ * when --env is not given. --iface is the receiver's own row: what the
+ * interface is for differs on every path.
+ */
+#define PL_RX_OPTS(o, unit, env_from)					\
+	{ "count", PL_OPT_U64, &(o)->count, "N",			\
+	  "stop after N " unit "s (0 = no limit)" },			\
+	{ "duration", PL_OPT_DOUBLE, &(o)->duration_s, "S",		\
+	  "stop after S seconds" },					\
+	{ "idle-timeout", PL_OPT_U32, &(o)->idle_ms, "MS",		\
+	  "stop MS after the last " unit },				\
+	{ "workload", PL_OPT_CHOICE, &(o)->workload, "KIND",		\
+	  "label of the run", 0, 0, pl_workloads },			\
+	{ "env", PL_OPT_STR, &(o)->env, "LABEL",			\
+	  "label of the environment (" env_from ")" },			\
+	{ "json", PL_OPT_STR, &(o)->json, "FILE",			\
+	  "write the run's JSON to FILE (- = stdout)" },		\
+	{ "ready", PL_OPT_STR, &(o)->ready, "FILE",			\
+	  "create FILE once ready to receive" },			\
+	{ "quiet", PL_OPT_FLAG, &(o)->quiet, NULL,			\
+	  "no progress lines and no table" }
+
+/*
+ * The --cpu row of a receiver whose thread pl_rx_begin() pins (DPDK's
+ * --cpu is the EAL's lcore instead: its own row and field).
+ */
+#define PL_RX_OPT_CPU(o)						\
+	{ "cpu", PL_OPT_U32, &(o)->cpu, "N", "pin to this CPU", 0, 4095 }
+
+/* clang-format on */
+
+/*
+ * Start-up before a receiver's setup: pin to --cpu (a one-line error that
+ * names it), zero the stats, calibrate the TSC outside the measured window
+ * and fill the run control from the options. 0 or -errno.
+ */
+int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
+		struct pl_run *run, struct pl_rx_stats *stats);
+
+/*
+ * The measured window of one run, handed to pl_rx_measure(): the loop, the
+ * path's steps around it, and the snapshots the report reads.
+ */
+struct pl_rx_window {
+	void (*loop)(void *arg); /* until pl_run_done() */
+	/*
+	 * Optional, in place of the "before" snapshot: a path whose sender
+	 * starts only when it lets it (verbs: the connection) takes *before
+	 * itself at the last step before that. 0 or -errno.
+	 */
+	int (*open)(void *arg);
+	/* Optional: the path's own counters, read right after the loop. */
+	void (*after_loop)(void *arg);
+	void *arg;
+	const char *ifname; /* the link whose counters the snapshots read */
+	struct pl_sysctr *before, *after;
+	uint64_t sleeps; /* out: how often the loop's thread went to sleep */
+};
+
+/*
+ * Create the ready file, snapshot the counters, run the loop under the run
+ * control; the moment it ends, snapshot them again and call w->after_loop,
+ * both before the run control stops: the next end marker is 20 ms behind.
+ * 0 or -errno.
+ */
+int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
+		  struct pl_rx_window *w);
+
+/*
+ * The env label of a run: --env, else the kind of the receiving interface
+ * (pl_link_env(), into buf), else none when there is no interface.
+ */
+const char *pl_rx_env(const struct pl_rx_opts *o, const char *none, char *buf,
+		      size_t len);
+
+/* The end of main(): free the stats, say why the run failed; exit code. */
+int pl_rx_end(const struct pl_run *run, struct pl_rx_stats *stats, int err);
+
+#endif
