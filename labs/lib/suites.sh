@@ -12,6 +12,7 @@ PL_TEST_SUITES=(
 	"build exercises-meta"
 	"build rdma"
 	"build browser"
+	"build slides"
 	"san unit"
 	"san fuzz"
 )
