@@ -77,6 +77,47 @@ out_free_pool:
 }
 /* >8 dpdk-port-setup */
 
+/* Call fn on every AF_PACKET socket of this process (the PMD's ones). */
+static bool for_each_packet_socket(void (*fn)(int fd, void *arg), void *arg)
+{
+	socklen_t len;
+	int fd, dom;
+	bool found = false;
+
+	for (fd = 3; fd < 1024; fd++) {
+		len = sizeof(dom);
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) ||
+		    dom != AF_PACKET)
+			continue;
+		fn(fd, arg);
+		found = true;
+	}
+	return found;
+}
+
+/* Add one socket's ring drops (the counter resets when read). */
+static void add_ring_drops(int fd, void *arg)
+{
+	struct tpacket_stats st;
+	socklen_t len = sizeof(st);
+
+	if (!getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len))
+		*(uint64_t *)arg += st.tp_drops;
+}
+
+/*
+ * A packet socket also sees what the host sends (here: the kernel's ICMP
+ * port-unreachable replies, since no socket owns port 9000); in a full
+ * ring those would be counted as drops that are not ours. Receive only.
+ */
+static void ignore_outgoing(int fd, void *arg)
+{
+	int one = 1;
+
+	(void)arg;
+	setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+}
+
 /*
  * DPDK 22.11's af_packet PMD does not report the frames its kernel ring
  * had no room for (it sets no imissed). The socket counts them: find the
@@ -85,24 +126,8 @@ out_free_pool:
  */
 static bool packet_ring_drops(uint64_t *drops)
 {
-	struct tpacket_stats st;
-	socklen_t len;
-	int fd, dom;
-	bool found = false;
-
 	*drops = 0;
-	for (fd = 3; fd < 1024; fd++) {
-		len = sizeof(dom);
-		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) ||
-		    dom != AF_PACKET)
-			continue;
-		len = sizeof(st);
-		if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len))
-			continue;
-		*drops += st.tp_drops;
-		found = true;
-	}
-	return found;
+	return for_each_packet_socket(add_ring_drops, drops);
 }
 
 void port_stats_reset(struct dpdk_port *p)
@@ -111,8 +136,10 @@ void port_stats_reset(struct dpdk_port *p)
 
 	rte_eth_stats_reset(p->id);
 	rte_eth_xstats_reset(p->id);
-	if (!strcmp(p->driver, "net_af_packet"))
+	if (!strcmp(p->driver, "net_af_packet")) {
+		for_each_packet_socket(ignore_outgoing, NULL);
 		packet_ring_drops(&ignored);
+	}
 }
 
 /* Read every extended statistic the PMD names. */
