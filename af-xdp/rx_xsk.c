@@ -41,12 +41,8 @@ static inline void rx_one(struct xsk_rx *rx, const void *frame, uint32_t len,
 			  uint64_t now)
 {
 	struct pl_pkt p;
-	enum pl_reason r = pl_parse_frame(frame, len, rx->port, &p);
 
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, &p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
+	xsk_account(rx, frame, len, now, &p);
 }
 
 /* 8< xsk-rx-burst */
@@ -329,6 +325,12 @@ static int xsk_rx_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 		return err;
 	}
 	rx->rx_loop = c->loop == LOOP_POLL ? poll_loop : busy_loop;
+	if (c->rx.trace) {
+		/* Chosen once, here: the plain loop carries no trace code. */
+		rx->rx_plain = rx->rx_loop;
+		rx->rx_loop = xsk_traced_loop;
+		xsk_trace_setup(rx, c);
+	}
 	if (c->gpu && (err = gpu_xsk_setup(rx, c))) {
 		xsk_teardown(rx);
 		xdp_prog_teardown(rx);
@@ -341,6 +343,7 @@ static void xsk_rx_teardown(struct xsk_rx *rx)
 {
 	if (rx->gpu)
 		gpu_xsk_teardown(rx);
+	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	if (rx->xsk)
 		xsk_teardown(rx);
 	xdp_prog_teardown(rx);
@@ -419,6 +422,7 @@ int main(int argc, char **argv)
 		{ "gpu-mode", PL_OPT_CHOICE, &c.gpu_mode, "MODE",
 		  "the GPU reads the UMEM in place, or gets a copy", 0, 0,
 		  gpu_xsk_modes },
+		PL_RX_OPT_TRACE(&c.rx, "datagram"),
 		PL_RX_OPT_CPU(&c.rx),
 		PL_RX_OPTS(&c.rx, "datagram", "from the interface's driver"),
 		{ 0 }
@@ -441,6 +445,14 @@ int main(int argc, char **argv)
 				"redirect: XDP alone hands nothing over\n");
 		return PL_EXIT_USAGE;
 	}
+	if (c.rx.trace && (c.gpu || c.action != PL_XDP_REDIRECT)) {
+		fprintf(stderr,
+			"pathlab-rx-xsk: --trace follows frames to the "
+			"AF_XDP socket: --action redirect, --gpu none\n");
+		return PL_EXIT_USAGE;
+	}
+	if (pl_rx_trace_open("pathlab-rx-xsk", &c.rx, &rx.trace, "pkt"))
+		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-xsk", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
 	err = xsk_rx_setup(&rx, &c);

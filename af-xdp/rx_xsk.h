@@ -16,6 +16,7 @@
 #include "run.h"
 #include "rx.h"
 #include "stats.h"
+#include "trace.h"
 #include "wire.h"
 
 #define MAX_BATCH 1024
@@ -66,12 +67,28 @@ struct xsk_rx {
 	uint64_t syscalls, wakeups, empty, fill_short, map_reads;
 	uint64_t link_dropped; /* the link's rx_dropped over the run */
 	void (*rx_loop)(struct xsk_rx *rx);
+	void (*rx_plain)(struct xsk_rx *rx); /* after the traced part */
+	struct pl_trace trace;
 	struct pl_run run;
 	struct pl_rx_stats stats;
 	struct xdp_statistics xs0, xs; /* XDP_STATISTICS before and after */
 	struct xdp_totals xdp;
 	struct gpu_xsk *gpu; /* the GPU variant's state, or NULL */
 };
+
+/* Parse and account one frame handed to us at now; the parse outcome. */
+static inline enum pl_reason xsk_account(struct xsk_rx *rx, const void *frame,
+					 uint32_t len, uint64_t now,
+					 struct pl_pkt *p)
+{
+	enum pl_reason r = pl_parse_frame(frame, len, rx->port, p);
+
+	if (r == PL_OK)
+		pl_stats_good(&rx->stats, p, now);
+	else
+		pl_stats_reject(&rx->stats, r);
+	return r;
+}
 
 /* Load our program with the action and port set, attach it; 0/-errno. */
 int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
@@ -93,6 +110,12 @@ int xdp_read_lab(struct xsk_rx *rx);
 
 /* Sum all of the program's per-CPU counters into rx->xdp; 0/-errno. */
 int xdp_read_totals(struct xsk_rx *rx);
+
+/* The traced loop (trace_xsk.c): --trace N frames, then rx_plain. */
+void xsk_traced_loop(struct xsk_rx *rx);
+
+/* Record the one-time setup of the program and the socket as events. */
+void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
 
 struct pl_report;
 

@@ -2,6 +2,7 @@
 #include "rx.h"
 #include "clock.h"
 #include "link.h"
+#include "trace.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,21 @@ int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 				.quiet = o->quiet,
 				.stats = stats };
 	return 0;
+}
+
+/* Open --trace's buffer and file, or say which file failed. */
+int pl_rx_trace_open(const char *prog, const struct pl_rx_opts *o,
+		     struct pl_trace *t, const char *unit_name)
+{
+	int err;
+
+	if (!o->trace)
+		return 0;
+	err = pl_trace_open(t, o->trace, unit_name, o->trace_file);
+	if (err)
+		fprintf(stderr, "%s: --trace-file %s: %s\n", prog,
+			o->trace_file, strerror(-err));
+	return err;
 }
 
 /* Voluntary context switches of this thread: how often it went to sleep. */

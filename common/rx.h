@@ -34,6 +34,8 @@ struct pl_rx_opts {
 	unsigned cpu; /* PL_RX_OPT_CPU; PL_RX_NO_CPU: not pinned */
 	int workload; /* index into pl_workloads[] */
 	bool quiet;
+	unsigned trace;		/* PL_RX_OPT_TRACE: units to step through */
+	const char *trace_file; /* NULL: stderr */
 };
 
 /* The macros keep one table row per pair of lines, as the tables do. */
@@ -77,7 +79,27 @@ extern const char *const pl_workloads[];
 #define PL_RX_OPT_CPU(o)						\
 	{ "cpu", PL_OPT_U32, &(o)->cpu, "N", "pin to this CPU", 0, 4095 }
 
+/*
+ * The --trace and --trace-file rows of a receiver with a traced loop
+ * (common/trace.h); unit is what one traced step is ("datagram").
+ */
+#define PL_RX_OPT_TRACE(o, unit)					\
+	{ "trace", PL_OPT_U32, &(o)->trace, "N",			\
+	  "step through the first N " unit "s", 1, 100000 },		\
+	{ "trace-file", PL_OPT_STR, &(o)->trace_file, "FILE",		\
+	  "write the trace to FILE (stderr)" }
+
 /* clang-format on */
+
+struct pl_trace;
+
+/*
+ * Open the trace of --trace (units named unit_name, "pkt" or "burst") into
+ * --trace-file; a one-line error that names the file. Nothing to do
+ * without --trace. 0 or -errno.
+ */
+int pl_rx_trace_open(const char *prog, const struct pl_rx_opts *o,
+		     struct pl_trace *t, const char *unit_name);
 
 /*
  * Start-up before a receiver's setup: pin to --cpu (a one-line error that

@@ -19,6 +19,8 @@
 #include "run.h"
 #include "rx.h"
 #include "stats.h"
+#include "trace.h"
+#include "wire.h"
 
 #define EAL_MAX_ARGS 32
 #define MAX_BURST    512
@@ -108,11 +110,33 @@ struct dpdk_rx {
 	uint64_t cycles[2]; /* TSC cycles of those polls */
 	uint64_t wakeups;
 	void (*rx_loop)(struct dpdk_rx *rx);
+	void (*rx_plain)(struct dpdk_rx *rx); /* after the traced part */
+	struct pl_trace trace;
 	struct gpu_dpdk *gpu; /* the GPU variant's state, or NULL */
 	struct pl_run run;
 	struct pl_rx_stats stats;
 	struct rte_mbuf *bufs[MAX_BURST];
 };
+
+/* Parse and account one frame of len bytes at data, handed to us at now. */
+static inline enum pl_reason dpdk_account(struct dpdk_rx *rx, const void *data,
+					  uint32_t len, uint64_t now,
+					  struct pl_pkt *p)
+{
+	enum pl_reason r = pl_parse_frame(data, len, PL_UDP_PORT, p);
+
+	if (r == PL_OK)
+		pl_stats_good(&rx->stats, p, now);
+	else
+		pl_stats_reject(&rx->stats, r);
+	return r;
+}
+
+/* The traced loop (trace_dpdk.c): --trace N frames, then rx_plain. */
+void dpdk_traced_loop(struct dpdk_rx *rx);
+
+/* Record the one-time setup (EAL, pool, port) as trace events. */
+void dpdk_trace_setup(struct dpdk_rx *rx, const struct cfg *c);
 
 /* The GPU variant (gpu_dpdk.c): steps 1-4 and its loop, before the port. */
 int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c);

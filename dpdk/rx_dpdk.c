@@ -44,13 +44,9 @@ static inline void rx_one(struct dpdk_rx *rx, const struct rte_mbuf *m,
 			  uint64_t now)
 {
 	struct pl_pkt p;
-	enum pl_reason r = pl_parse_frame(rte_pktmbuf_mtod(m, const void *),
-					  m->data_len, PL_UDP_PORT, &p);
 
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, &p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
+	dpdk_account(rx, rte_pktmbuf_mtod(m, const void *), m->data_len, now,
+		     &p);
 }
 
 /* 8< dpdk-rx-loop */
@@ -123,6 +119,12 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 			strerror(-err));
 	if (err)
 		goto out_cleanup_eal;
+	if (c->rx.trace) {
+		/* Chosen once, here: the plain loop carries no trace code. */
+		rx->rx_plain = rx->rx_loop;
+		rx->rx_loop = dpdk_traced_loop;
+		dpdk_trace_setup(rx, c);
+	}
 	return 0;
 
 out_cleanup_eal:
@@ -135,6 +137,7 @@ out_cleanup_eal:
 /* Undo dpdk_setup(); the runtime directory goes at exit (eal.c). */
 static void dpdk_teardown(struct dpdk_rx *rx)
 {
+	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	port_teardown(&rx->port);
 	if (rx->gpu)
 		gpu_dpdk_teardown(rx);
@@ -323,6 +326,7 @@ int main(int argc, char **argv)
 		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
+		PL_RX_OPT_TRACE(&c.rx, "datagram"),
 		PL_RX_OPTS(&c.rx, "datagram", "from the interface's driver"),
 		{ 0 }
 	};
@@ -348,6 +352,13 @@ int main(int argc, char **argv)
 	if (rx.eal.note)
 		fprintf(stderr, "pathlab-rx-dpdk: %s\n", rx.eal.note);
 	rx.burst = c.burst;
+	if (c.rx.trace && c.gpu) {
+		fprintf(stderr, "pathlab-rx-dpdk: --trace follows the CPU's "
+				"poll loop: --gpu none\n");
+		return PL_EXIT_USAGE;
+	}
+	if (pl_rx_trace_open("pathlab-rx-dpdk", &c.rx, &rx.trace, "pkt"))
+		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
 	err = dpdk_setup(&rx, &c);

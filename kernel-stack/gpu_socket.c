@@ -186,8 +186,8 @@ int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c)
 		exit(code); /* setup of a tool: nothing to undo at exit */
 	rx->gpu = gs;
 	rx->rx_plain = gpu_socket_loop;
-	rx->rx_loop = c->trace ? gpu_socket_traced_loop : gpu_socket_loop;
-	if (c->trace)
+	rx->rx_loop = c->rx.trace ? gpu_socket_traced_loop : gpu_socket_loop;
+	if (c->rx.trace)
 		trace_setup(rx, gs);
 	return 0;
 }

@@ -155,14 +155,14 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 		goto out_free;
 	}
 	err = set_rcvbuf(rx->fd, c->rcvbuf, &rx->rcvbuf);
-	if (!err && (c->stamps || c->trace) &&
+	if (!err && (c->stamps || c->rx.trace) &&
 	    setsockopt(rx->fd, SOL_SOCKET, SO_TIMESTAMPING, &on, sizeof(on)))
 		err = -errno;
 	if (!err && bind(rx->fd, (struct sockaddr *)&addr, sizeof(addr)))
 		err = -errno;
 	if (err)
 		goto out_close;
-	init_msgs(rx, c->stamps || c->trace);
+	init_msgs(rx, c->stamps || c->rx.trace);
 	rx->realtime_off = pl_realtime_offset_ns();
 	if (c->mode == MODE_RECVFROM) {
 		rx->flags = c->loop == LOOP_BUSY ? MSG_DONTWAIT : 0;
@@ -172,7 +172,7 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 			c->loop == LOOP_BUSY ? MSG_DONTWAIT : MSG_WAITFORONE;
 		rx->rx_loop = c->stamps ? recvmmsg_stamped_loop : recvmmsg_loop;
 	}
-	if (c->trace) {
+	if (c->rx.trace) {
 		/* Chosen once, here: the plain loop carries no trace code. */
 		rx->rx_plain = rx->rx_loop;
 		rx->rx_loop = recvmmsg_traced_loop;
@@ -292,10 +292,7 @@ int main(int argc, char **argv)
 		  "SO_TIMESTAMPING software RX stamps: split the latency" },
 		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "receiving interface, for its counters and env label" },
-		{ "trace", PL_OPT_U32, &c.trace, "N",
-		  "step through the first N datagrams", 1, 100000 },
-		{ "trace-file", PL_OPT_STR, &c.trace_file, "FILE",
-		  "write the trace to FILE (stderr)" },
+		PL_RX_OPT_TRACE(&c.rx, "datagram"),
 		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
@@ -307,19 +304,15 @@ int main(int argc, char **argv)
 	err = pl_opt_parse(argc, argv, opts, "[options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
-	if ((c.stamps || c.trace) && c.mode == MODE_RECVFROM) {
+	if ((c.stamps || c.rx.trace) && c.mode == MODE_RECVFROM) {
 		fprintf(stderr,
 			"pathlab-rx-socket: --rx-stamps and --trace need "
 			"--mode recvmmsg (stamps arrive as control "
 			"messages)\n");
 		return PL_EXIT_USAGE;
 	}
-	if (c.trace &&
-	    (err = pl_trace_open(&rx.trace, c.trace, "pkt", c.trace_file))) {
-		fprintf(stderr, "pathlab-rx-socket: --trace-file %s: %s\n",
-			c.trace_file, strerror(-err));
+	if (pl_rx_trace_open("pathlab-rx-socket", &c.rx, &rx.trace, "pkt"))
 		return PL_EXIT_USAGE;
-	}
 	if (pl_rx_begin("pathlab-rx-socket", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
 	err = socket_setup(&rx, &c);

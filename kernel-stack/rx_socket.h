@@ -29,8 +29,6 @@ struct cfg {
 	unsigned port, batch, rcvbuf;
 	int mode, loop;
 	bool stamps;
-	unsigned trace;
-	const char *trace_file;
 	int gpu; /* enum pl_gpu_kind */
 };
 

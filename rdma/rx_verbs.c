@@ -48,12 +48,8 @@ static inline void rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
 			  uint64_t now)
 {
 	struct pl_pkt p;
-	enum pl_reason r = pl_parse_payload(buf, len, &p);
 
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, &p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
+	verbs_account(rx, buf, len, now, &p);
 }
 
 /* 8< verbs-post-recv */
@@ -83,6 +79,12 @@ static int post_slots(struct verbs_rx *rx, const uint32_t *slot, int n)
 }
 /* >8 verbs-post-recv */
 
+/* post_slots() for the traced loop in trace_verbs.c. */
+int rx_verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
+{
+	return post_slots(rx, slot, n);
+}
+
 /*
  * The last step before the sender may send: fill the receive queue (every
  * slot of the ring, a batch per call) and take the "before" snapshots, so
@@ -102,6 +104,8 @@ static int before_accept(void *arg)
 			slot[k] = i + k;
 		err = post_slots(rx, slot, (int)n);
 	}
+	if (rx->rx_loop == verbs_traced_loop)
+		verbs_trace_posted(rx);
 	verbs_hwctr_read(&rx->ep.where, &rx->hw_before);
 	pl_sysctr_read(&rx->before, rx->ifname);
 	return err;
@@ -239,6 +243,12 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 			goto out_close;
 	}
 	rx->rx_loop = c->cq == RX_CQ_EVENT ? event_loop : poll_loop;
+	if (c->rx.trace) {
+		/* Chosen once, here: the plain loop carries no trace code. */
+		rx->rx_plain = rx->rx_loop;
+		rx->rx_loop = verbs_traced_loop;
+		verbs_trace_setup(rx);
+	}
 	return 0;
 
 out_close:
@@ -249,6 +259,7 @@ out_close:
 /* Undo verbs_setup() and the connection. */
 static void verbs_teardown(struct verbs_rx *rx)
 {
+	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	if (rx->unacked)
 		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
 	verbs_disconnect(&rx->ep);
@@ -361,6 +372,7 @@ int main(int argc, char **argv)
 		  "completions per ibv_poll_cq (64)", 1, VERBS_MAX_BATCH },
 		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "link for the counters (the GID's network device)" },
+		PL_RX_OPT_TRACE(&c.rx, "message"),
 		PL_RX_OPT_CPU(&c.rx),
 		PL_RX_OPTS(&c.rx, "message", "vm-softroce for rxe in a VM"),
 		{ 0 }
@@ -371,6 +383,13 @@ int main(int argc, char **argv)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c.v.gid_index = c.gid_index == UINT_MAX ? -1 : (int)c.gid_index;
 	c.v.events = c.cq == RX_CQ_EVENT;
+	if (c.rx.trace && c.cq == RX_CQ_EVENT) {
+		fprintf(stderr, "pathlab-rx-verbs: --trace follows the "
+				"busy-polled CQ: --cq poll\n");
+		return PL_EXIT_USAGE;
+	}
+	if (pl_rx_trace_open("pathlab-rx-verbs", &c.rx, &rx.trace, "msg"))
+		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
 	err = verbs_setup(&rx, &c);

@@ -7,7 +7,9 @@
 #include "run.h"
 #include "rx.h"
 #include "stats.h"
+#include "trace.h"
 #include "verbs.h"
+#include "wire.h"
 
 #include <stdio.h>
 
@@ -38,12 +40,40 @@ struct verbs_rx {
 	struct pl_sysctr before, after;
 	struct verbs_hwctr hw_before, hw_after;
 	void (*rx_loop)(struct verbs_rx *rx);
+	void (*rx_plain)(struct verbs_rx *rx); /* after the traced part */
+	struct pl_trace trace;
 	struct pl_run run;
 	struct pl_rx_stats stats;
 	struct ibv_recv_wr wr[VERBS_MAX_BATCH];
 	struct ibv_sge sge[VERBS_MAX_BATCH];
 	struct ibv_wc wc[VERBS_MAX_BATCH];
 };
+
+/* Parse and account one message of len bytes at buf, handed to us at now. */
+static inline enum pl_reason verbs_account(struct verbs_rx *rx,
+					   const uint8_t *buf, size_t len,
+					   uint64_t now, struct pl_pkt *p)
+{
+	enum pl_reason r = pl_parse_payload(buf, len, p);
+
+	if (r == PL_OK)
+		pl_stats_good(&rx->stats, p, now);
+	else
+		pl_stats_reject(&rx->stats, r);
+	return r;
+}
+
+/* rx_verbs.c: post receive requests for n slots in one call; 0/-errno. */
+int rx_verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n);
+
+/* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
+void verbs_traced_loop(struct verbs_rx *rx);
+
+/* trace_verbs.c: device, PD, CQ, MR (and QP with --oob) as setup events. */
+void verbs_trace_setup(struct verbs_rx *rx);
+
+/* trace_verbs.c: the QP and the receives posted, just before the accept. */
+void verbs_trace_posted(struct verbs_rx *rx);
 
 /* rx_verbs_report.c */
 const char *rx_env_label(const struct verbs_where *w);

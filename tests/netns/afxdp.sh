@@ -5,7 +5,9 @@
 # ports still reach the kernel while the program is attached; malformed
 # frames are counted by reason and never redirected; XDP drop counts what
 # was sent while Udp InDatagrams stays flat; zero-copy on veth fails with a
-# clear message; after kill -9 nothing stays attached or pinned.
+# clear message; --trace follows the first frames step by step with the
+# run's real ring indices and UMEM addresses; after kill -9 nothing stays
+# attached or pinned.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -146,6 +148,90 @@ check "xdp drop: link rx grows, Udp InDatagrams flat" \
 check "xdp drop: the program dropped them, no copies" \
 	'.xdp.prog.verdicts.drop.packets == .received + .xdp.prog.lab_end_markers and
 	 .copies_per_packet == 0' "$f"
+
+# 6b. --trace: the first 20 frames step by step, the values of this run.
+run_pair_exact trace "$RX_XSK" "$RX --count 500 --trace 20 --trace-file $TMP/trace.txt" \
+	"$TX --count 500 --rate 2000 --batch 2 --size 128"
+tr=$TMP/trace.txt
+f=$TMP/trace.json
+steps=$(grep '^\[pkt' "$tr" | sed -E 's/^\[pkt +[0-9]+\] +[-0-9.]+ +[a-z]+ +[a-z]+ +//; s/  .*//; s/ [a-z_]+=.*//' |
+	sort | uniq -c | awk '{ n = $1; $1 = ""; printf "%s:%s ", substr($0, 2), n }')
+for s in 'XDP: redirect to socket' 'copy frame into UMEM' 'peek RX ring: descriptor' \
+	'parse in place' 'fill ring: frame back' 'RX ring: release'; do
+	n=$(grep -c "^\[pkt.*$s" "$tr")
+	[ "$n" -eq 20 ] || bad "trace: '$s' $n times, not 20 ($steps)"
+done
+[ "$(grep '^\[pkt' "$tr" | grep -vc 'wakeup:')" -eq 120 ] &&
+	ok "trace: 20 frames, six steps each ($steps)" ||
+	bad "trace: expected 6 x 20 steps: $steps"
+for s in 'load program: verifier' 'attach to driver hook' 'UMEM: register' \
+	'fill ring: free frames' 'AF_XDP socket: bind' 'xsks map: insert socket'; do
+	grep -q "^\[setup.*$s" "$tr" || bad "trace: setup step '$s' missing"
+done
+grep -q '^\[setup.*UMEM: register.* frames=4096 size=4096' "$tr" &&
+	grep -q '^\[setup.*fill ring: free frames.* count=4096 producer=4096' "$tr" &&
+	grep -Eq '^\[setup.*load program: verifier.* prog_id=[1-9]' "$tr" &&
+	ok "trace: setup: program loaded, UMEM of 4096 frames registered, all on the fill ring" ||
+	bad "trace: setup: $(grep '^\[setup' "$tr")"
+# Per frame, in order: XDP, copy, descriptor, parse, fill ring, release.
+order=$(grep '^\[pkt' "$tr" | grep -v 'wakeup:' |
+	sed -E 's/^\[pkt +([0-9]+)\] +[-0-9.]+ +[a-z]+ +[a-z]+ +(....).*/\1 \2/' |
+	awk '{ s[$1] = s[$1] $2 } END { for (k in s) print s[k] }' | sort -u)
+[ "$order" = "XDP:copypeekparsfillRX" ] &&
+	ok "trace: every frame went XDP -> copy -> RX ring -> parse -> fill ring -> release" ||
+	bad "trace: step order per frame: $order"
+val() { grep "$1" "$tr" | sed "s/.* $2=\([0-9a-fx]*\).*/\1/" | tr '\n' ' '; }
+seqs=$(val 'parse in place' seq)
+[ "$seqs" = "$(seq -s ' ' 0 19) " ] && ok "trace: sequence numbers 0..19 in order" ||
+	bad "trace: sequence numbers were: $seqs"
+flen=$(($(jq .payload_bytes "$f") + 42))
+lens=$(val 'peek RX ring' len | tr ' ' '\n' | sed '/^$/d' | sort -u)
+clens=$(val 'copy frame' len | tr ' ' '\n' | sed '/^$/d' | sort -u)
+[ "$lens" = "$flen" ] && [ "$clens" = "$flen" ] &&
+	ok "trace: descriptor and copy lengths = the frame ($flen B: payload + 42)" ||
+	bad "trace: lengths '$lens' / '$clens', frame $flen"
+idx=$(val 'peek RX ring' index)
+[ "$idx" = "$(seq -s ' ' 0 19) " ] && ok "trace: RX ring indices 0..19, one slot per frame" ||
+	bad "trace: RX ring indices: $idx"
+fidx=$(val 'fill ring: frame back' index)
+[ "$fidx" = "$(seq -s ' ' 4096 4115) " ] &&
+	ok "trace: fill ring indices 4096..4115, after the 4096 frames of setup" ||
+	bad "trace: fill ring indices: $fidx"
+# Every descriptor points into its own UMEM frame, and that frame goes back.
+good=1
+for i in $(seq 1 20); do
+	a=$(grep "^\[pkt *$i\] .*peek RX ring" "$tr" | sed 's/.* addr=\(0x[0-9a-f]*\).*/\1/')
+	b=$(grep "^\[pkt *$i\] .*fill ring: frame back" "$tr" | sed 's/.* addr=\(0x[0-9a-f]*\).*/\1/')
+	[ -n "$a" ] && [ -n "$b" ] && [ $((a & ~4095)) -eq $((b)) ] &&
+		[ $((a)) -lt $((4096 * 4096)) ] || good=0
+done
+nframes=$(val 'peek RX ring' addr | tr ' ' '\n' | sed '/^$/d' |
+	while read -r a; do echo $((a >> 12)); done | sort -u | wc -l)
+[ $good -eq 1 ] && [ "$nframes" -eq 20 ] &&
+	ok "trace: 20 distinct UMEM frames, each given back on the fill ring" ||
+	bad "trace: descriptor / fill addresses ($nframes frames): $(val 'peek RX ring' addr)"
+red=$(val 'XDP: redirect' redirected)
+i=0
+good=1
+for r in $red; do
+	i=$((i + 1))
+	[ "$r" -ge "$i" ] && [ "$r" -le 501 ] || good=0
+done
+[ $good -eq 1 ] && ok "trace: the program had redirected each frame when we read its map" ||
+	bad "trace: redirect counts: $red"
+check "trace: the traced run still received everything" \
+	'.received == 500 and .lost == 0 and .afxdp.prog.lab_data == 500' "$f"
+# The poll loop's system calls between the traced frames are traced too.
+run_pair_exact tracepoll "$RX_XSK" "$RX --count 200 --loop poll --trace 5 --trace-file $TMP/tracepoll.txt" \
+	"$TX --count 200 --rate 2000"
+calls=$(grep 'wakeup: poll()' "$TMP/tracepoll.txt" | sed 's/.* call=\([0-9]*\).*/\1/' | tr '\n' ' ')
+last=$(echo "$calls" | awk '{ print $NF }')
+if [ -n "$calls" ] && [ "$(grep -c '^\[pkt.*parse in place' "$TMP/tracepoll.txt")" -eq 5 ] &&
+	[ "$last" -le "$(jq .syscalls "$TMP/tracepoll.json")" ]; then
+	ok "trace, poll loop: poll() calls $calls traced, within the run's $(jq .syscalls "$TMP/tracepoll.json")"
+else
+	bad "trace, poll loop: calls '$calls': $(grep '^\[pkt' "$TMP/tracepoll.txt" | head -20)"
+fi
 
 # 7. Zero-copy on veth: refused with a clear message, exit 77.
 ns_exec rx "$RX_XSK" --iface "$PL_RX_IF" --bind zerocopy --duration 0.2 \

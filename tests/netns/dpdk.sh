@@ -2,7 +2,8 @@
 # The DPDK path in the lab, on both virtual devices (net_af_packet and
 # net_af_xdp on the veth): exact counts at a sustainable rate, every loss
 # attributed at full speed, NoPorts showing that af_packet leaves the kernel
-# stack in the path, malformed frames counted by reason in our parser, runs
+# stack in the path, malformed frames counted by reason in our parser,
+# --trace with the run's real polls, mbuf addresses and lengths, runs
 # in a row and at once that do not collide, clear errors for bad arguments,
 # and no runtime files left, even by a receiver killed with SIGKILL.
 #
@@ -143,6 +144,78 @@ for kind in af_packet af_xdp; do
 	check "$kind malformed: nothing counted bad that was not sent bad" \
 		".bad == ([.gen.bad_sent_by_reason | to_entries[]
 		 | select(.key | IN($hidden[]) | not) | .value] | add)" "$f"
+done
+
+# 4b. --trace: the first 20 frames step by step, on both virtual devices.
+for kind in af_packet af_xdp; do
+	RX="--iface $PL_RX_IF --vdev-kind $kind --cpu 1 --idle-timeout 3000 $DEEP"
+	case $kind in
+	af_packet) into='PMD copies packet ring -> mbuf' ;;
+	af_xdp) into='kernel copies frame into mbuf (UMEM)' ;;
+	esac
+	run_pair_exact "$kind-trace" "$RX_DPDK" \
+		"$RX --count 500 --trace 20 --trace-file $TMP/$kind-trace.txt" \
+		"$TX --count 500 --rate 2000 --batch 2 --size 128"
+	tr=$TMP/$kind-trace.txt
+	f=$TMP/$kind-trace.json
+	steps=$(grep '^\[pkt' "$tr" | sed -E 's/^\[pkt +[0-9]+\] +[-0-9.]+ +[a-z]+ +[a-z]+ +//; s/  .*//; s/ [a-z_]+=.*//' |
+		sort | uniq -c | awk '{ n = $1; $1 = ""; printf "%s:%s ", substr($0, 2), n }')
+	good=1
+	for s in 'rte_eth_rx_burst (poll)' "$into" 'parse (mtod)' 'free mbufs to the pool'; do
+		[ "$(grep -cF "$s" "$tr")" -eq 20 ] || good=0
+	done
+	[ $good -eq 1 ] && [ "$(grep -c '^\[pkt' "$tr")" -eq 80 ] &&
+		ok "$kind trace: 20 frames, four steps each ($steps)" ||
+		bad "$kind trace: expected 4 x 20 steps: $steps"
+	for s in 'rte_eal_init' 'mbuf pool' 'rte_eth_dev_configure' 'RX queue setup' 'rte_eth_dev_start'; do
+		grep -q "^\[setup.*$s" "$tr" || bad "$kind trace: setup step '$s' missing"
+	done
+	grep -q '^\[setup.*mbuf pool .* mbufs=32767 ' "$tr" &&
+		grep -Eq '^\[setup.*RX queue setup .* descriptors=[1-9]' "$tr" &&
+		ok "$kind trace: setup: EAL, a pool of 32767 mbufs, the RX queue, started" ||
+		bad "$kind trace: setup: $(grep '^\[setup' "$tr")"
+	order=$(grep '^\[pkt' "$tr" |
+		sed -E 's/^\[pkt +([0-9]+)\] +[-0-9.]+ +[a-z]+ +[a-z]+ +(....).*/\1 \2/' |
+		awk '{ s[$1] = s[$1] $2 } END { for (k in s) print s[k] }' | sort -u)
+	[ "$order" = "rte_$(echo "$into" | cut -c1-4 | cut -d' ' -f1)parsfree" ] &&
+		ok "$kind trace: every frame went rx_burst -> mbuf -> parse -> free" ||
+		bad "$kind trace: step order per frame: $order"
+	val() { grep -F "$1" "$tr" | sed "s/.* $2=\([0-9a-fx]*\).*/\1/" | tr '\n' ' '; }
+	# af_packet also hands us the link's other frames (ARP, IPv6: the
+	# kernel's own, both ways): traced too, and parsed as not ours.
+	labseqs=$(grep -F 'parse (mtod)' "$tr" | grep ' reason=0 ' | sed 's/.* seq=\([0-9]*\).*/\1/' | tr '\n' ' ')
+	nlab=$(echo "$labseqs" | wc -w)
+	others=$(grep -F 'parse (mtod)' "$tr" | grep -vc ' reason=0 ')
+	want=20
+	[ "$kind" = af_packet ] && want=5
+	[ "$nlab" -ge "$want" ] && [ $((nlab + others)) -eq 20 ] &&
+		[ "$labseqs" = "$(seq -s ' ' 0 $((nlab - 1))) " ] &&
+		ok "$kind trace: lab sequence numbers 0..$((nlab - 1)) in order (and $others other frames)" ||
+		bad "$kind trace: lab sequence numbers were: $labseqs ($others others)"
+	flen=$(($(jq .payload_bytes "$f") + 42))
+	lens=$(grep -F -e "$into" -e 'parse (mtod)' "$tr" |
+		awk '/data_len=/ { sub(/.*data_len=/, ""); l = $1 } / reason=0 / { print l }' | sort -u)
+	[ "$lens" = "$flen" ] && ok "$kind trace: mbuf data_len of every lab frame = the frame ($flen B: payload + 42)" ||
+		bad "$kind trace: data_len '$lens', frame $flen"
+	# Every mbuf lies in the pool's memory and belongs to the pool.
+	lo=$(grep '^\[setup.*mbuf pool' "$tr" | sed 's/.* addr=\(0x[0-9a-f]*\).*/\1/')
+	span=$(grep '^\[setup.*mbuf pool' "$tr" | sed 's/.* bytes=\([0-9]*\).*/\1/')
+	good=1
+	for a in $(val "$into" data_addr); do
+		[ $((a)) -ge $((lo)) ] && [ $((a)) -lt $((lo + span)) ] || good=0
+	done
+	[ $good -eq 1 ] && [ "$(val "$into" pool_addr | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)" -eq 1 ] &&
+		ok "$kind trace: every mbuf lies inside the pool's $span bytes, one pool" ||
+		bad "$kind trace: mbuf addresses $(val "$into" data_addr) outside $lo + $span"
+	polls=$(val 'rte_eth_rx_burst' poll)
+	sorted=$(echo "$polls" | tr ' ' '\n' | sed '/^$/d' | sort -n | tr '\n' ' ')
+	last=$(echo "$polls" | awk '{ print $NF }')
+	[ "$polls" = "$sorted" ] && [ "$last" -le "$(jq .dpdk.polls "$f")" ] &&
+		[ "$(val 'rte_eth_rx_burst' returned | tr ' ' '\n' | sed '/^$/d' | sort -n | head -1)" -ge 1 ] &&
+		ok "$kind trace: poll numbers advance, within the run's $(jq .dpdk.polls "$f") polls" ||
+		bad "$kind trace: poll numbers '$polls'"
+	check "$kind trace: the traced run still received everything" \
+		'.received == 500 and .lost == 0' "$f"
 done
 
 # 4. Two runs in a row, then two at once (each its own file prefix).

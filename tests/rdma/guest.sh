@@ -3,8 +3,9 @@
 # The rdma suite proper, run where RDMA devices exist: inside the rdma-vm
 # guest (run.sh boots it once for all of this), or on a host with a verbs
 # device. Exact counts for UD, RC and RDMA WRITE with immediate; both CQ
-# modes; malformed messages counted by reason; losses attributed; and
-# clear, quick failures for a wrong device, GID index or peer.
+# modes; malformed messages counted by reason; losses attributed; --trace
+# with the run's real completions, slots and keys; and clear, quick
+# failures for a wrong device, GID index or peer.
 #
 #   tests/rdma/guest.sh BUILD_DIR OUT_DIR
 set -u
@@ -144,6 +145,79 @@ if command -v strace >/dev/null; then
 else
 	echo "     (strace is not installed: the system-call cross-check is skipped)"
 fi
+
+# 8b. --trace: the first 20 messages step by step, the values of this run.
+run_pair trace "$RX --count 500 --mode ud --depth 1024 --trace 20 --trace-file $OUT/trace.txt" \
+	"$TX --count 500 --mode ud --rate 2000"
+tr=$OUT/trace.txt
+f=$OUT/trace.json
+steps=$(grep '^\[msg' "$tr" | sed -E 's/^\[msg +[0-9]+\] +[-0-9.]+ +[a-z]+ +[a-z]+ +//; s/  .*//; s/ [a-z_]+=.*//' |
+	sort | uniq -c | awk '{ n = $1; $1 = ""; printf "%s:%s ", substr($0, 2), n }')
+good=1
+for s in 'DMA into the posted buffer' 'ibv_poll_cq(): completion' 'parse in place' 'repost the buffer'; do
+	[ "$(grep -cF "$s" "$tr")" -eq 20 ] || good=0
+done
+[ $good -eq 1 ] && [ "$(grep -c '^\[msg' "$tr")" -eq 80 ] &&
+	ok "trace: 20 messages, four steps each ($steps)" ||
+	bad "trace: expected 4 x 20 steps" "$steps"
+for s in 'open device' 'alloc PD' 'create CQ' 'register: pin, NIC map' 'QP before the accept' \
+	'post receive requests' 'QP after the accept'; do
+	grep -qF "$s" "$tr" || bad "trace: setup step '$s' missing" "$(grep '^\[setup' "$tr")"
+done
+val() { grep -F "$1" "$tr" | sed "s/.* $2=\([0-9a-fx]*\).*/\1/" | tr '\n' ' '; }
+mr=$(val 'register: pin' addr)
+[ "$(val 'register: pin' length)" = "$((1024 * 2048)) " ] &&
+	[ "$(val 'post receive requests' count)" = "1024 " ] &&
+	[ "$(val 'QP after the accept' state)" = "3 " ] &&
+	[ "$(val 'QP after the accept' ud)" = "1 " ] &&
+	ok "trace: setup: a 2 MiB ring registered, 1024 receives posted, the UD QP in RTS" ||
+	bad "trace: setup" "$(grep '^\[setup' "$tr" | tr '\n' '|')"
+order=$(grep '^\[msg' "$tr" |
+	sed -E 's/^\[msg +([0-9]+)\] +[-0-9.]+ +[a-z]+ +[a-z]+ +(....).*/\1 \2/' |
+	awk '{ s[$1] = s[$1] $2 } END { for (k in s) print s[k] }' | sort -u)
+[ "$order" = "DMAibv_parsrepo" ] &&
+	ok "trace: every message went DMA -> CQE -> parse -> repost" ||
+	bad "trace: step order per message" "$order"
+seqs=$(val 'parse in place' seq)
+[ "$seqs" = "$(seq -s ' ' 0 19) " ] && ok "trace: sequence numbers 0..19 in order" ||
+	bad "trace: sequence numbers" "$seqs"
+wrids=$(val 'ibv_poll_cq' wr_id)
+[ "$wrids" = "$seqs" ] && [ "$(val 'repost the buffer' wr_id)" = "$wrids" ] &&
+	ok "trace: completions in posting order (wr_id = slot 0..19), each slot reposted" ||
+	bad "trace: wr_ids" "cqe $wrids, repost $(val 'repost the buffer' wr_id)"
+pl=$(jq .payload_bytes "$f")
+[ "$(val 'ibv_poll_cq' byte_len | tr ' ' '\n' | sed '/^$/d' | sort -u)" = "$((pl + 40))" ] &&
+	[ "$(val 'DMA into the posted' len | tr ' ' '\n' | sed '/^$/d' | sort -u)" = "$pl" ] &&
+	ok "trace: byte_len = GRH + payload ($((pl + 40)) B), $pl B parsed" ||
+	bad "trace: byte_len" "$(val 'ibv_poll_cq' byte_len), payload $pl"
+good=1
+for i in $(seq 1 20); do
+	a=$(grep "^\[msg *$i\] .*DMA into the posted" "$tr" | sed 's/.* addr=\(0x[0-9a-f]*\).*/\1/')
+	s=$(grep "^\[msg *$i\] .*DMA into the posted" "$tr" | sed 's/.* slot=\([0-9]*\).*/\1/')
+	[ -n "$a" ] && [ $((a)) -eq $((mr + s * 2048 + 40)) ] || good=0
+done
+[ $good -eq 1 ] && ok "trace: each message lies in its slot of the registered ring (after the GRH)" ||
+	bad "trace: buffer addresses" "$(val 'DMA into the posted' addr) ring $mr"
+calls=$(val 'repost the buffer' call)
+sorted=$(echo "$calls" | tr ' ' '\n' | sed '/^$/d' | sort -n | tr '\n' ' ')
+last=$(echo "$calls" | awk '{ print $NF }')
+[ "$calls" = "$sorted" ] && [ "$last" -le "$(jq .verbs.recv_post_calls "$f")" ] &&
+	ok "trace: ibv_post_recv call numbers advance, within the run's $(jq .verbs.recv_post_calls "$f")" ||
+	bad "trace: post calls" "$calls"
+check "trace: the traced run still received everything" \
+	'.sent == 500 and .received == 500 and .lost == 0' "$f"
+# WRITE with immediate: the immediate names the slot the bytes landed in.
+run_pair trace_imm "$RX --count 200 --mode rc_write_imm --trace 5 --trace-file $OUT/trace_imm.txt" \
+	"$TX --count 200 --mode rc_write_imm --rate 2000"
+tr=$OUT/trace_imm.txt
+imms=$(val 'ibv_poll_cq' imm)
+slots=$(val 'RDMA WRITE into the ring' slot)
+[ "$(grep -cF 'RDMA WRITE into the ring' "$tr")" -eq 5 ] && [ "$imms" = "$slots" ] &&
+	[ "$imms" = "0 1 2 3 4 " ] &&
+	[ "$(val 'ibv_poll_cq' opcode | tr ' ' '\n' | sed '/^$/d' | sort -u)" = 129 ] &&
+	[ "$(val 'parse in place' seq)" = "0 1 2 3 4 " ] &&
+	ok "trace, rc_write_imm: immediates 0..4 name the slots, opcode RECV_RDMA_WITH_IMM" ||
+	bad "trace, rc_write_imm" "$(grep '^\[msg' "$tr" | head -8 | tr '\n' '|')"
 
 # 9. Wrong device, wrong GID index, nobody there: clear errors, quickly.
 fails_fast "wrong device" 5 "no RDMA device named nosuch" \

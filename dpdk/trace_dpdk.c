@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --trace N on the DPDK path: the first N frames step by step, with the
+ * values of this run: the rte_eth_rx_burst() poll that returned each one
+ * (the poll's number, how many it returned, how many empty polls came
+ * before it), how the frame got into its mbuf and where that mbuf lies in
+ * the pool, what the parser found, and the mbufs going back to the pool.
+ * Then the plain poll loop takes over: tracing costs nothing once done.
+ */
+#include "dpdk.h"
+#include "clock.h"
+
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+/* The lowest address of the pool's memory and the span of all its chunks. */
+static void pool_span(const struct rte_mempool *mp, uintptr_t *lo,
+		      uint64_t *bytes)
+{
+	const struct rte_mempool_memhdr *h;
+	uintptr_t hi = 0;
+
+	*lo = UINTPTR_MAX;
+	STAILQ_FOREACH(h, &mp->mem_list, next)
+	{
+		if ((uintptr_t)h->addr < *lo)
+			*lo = (uintptr_t)h->addr;
+		if ((uintptr_t)h->addr + h->len > hi)
+			hi = (uintptr_t)h->addr + h->len;
+	}
+	if (!hi)
+		*lo = 0;
+	*bytes = hi - *lo;
+}
+
+/* EAL, pool, port and RX queue, as setup events. */
+void dpdk_trace_setup(struct dpdk_rx *rx, const struct cfg *c)
+{
+	struct pl_trace *t = &rx->trace;
+	struct rte_mempool *mp = rx->port.pool;
+	struct rte_eth_rxq_info qi;
+	uint64_t bytes;
+	uintptr_t lo;
+
+	pl_trace_rec(t, 0, PL_AT_USER, PL_EV_STEP, "rte_eal_init: hugepages",
+		     "lcore hugepages page_kb mem_mb", rte_lcore_id(),
+		     rx->eal.huge, rx->eal.huge_kb, rx->eal.mem_mb);
+	pool_span(mp, &lo, &bytes);
+	pl_trace_rec(t, 0, PL_AT_USER, PL_EV_STEP, "mbuf pool",
+		     "mbufs addr bytes data_room", mp->size, lo, bytes,
+		     rte_pktmbuf_data_room_size(mp));
+	pl_trace_rec(t, 0, PL_AT_USER, PL_EV_STEP, "rte_eth_dev_configure",
+		     "port rx_queues tx_queues", rx->port.id, 1, 1, 0);
+	memset(&qi, 0, sizeof(qi));
+	if (rte_eth_rx_queue_info_get(rx->port.id, 0, &qi))
+		qi.nb_desc = (uint16_t)c->rx_desc; /* the PMD does not say */
+	pl_trace_rec(t, 0, PL_AT_USER, PL_EV_RING, "RX queue setup",
+		     "queue descriptors", 0, qi.nb_desc, 0, 0);
+	pl_trace_rec(t, 0, PL_AT_USER, PL_EV_STEP, "rte_eth_dev_start",
+		     "port mbufs_in_use mbufs_free", rx->port.id,
+		     rte_mempool_in_use_count(mp), rte_mempool_avail_count(mp),
+		     0);
+}
+
+/* How this port's frames get into an mbuf: the name of the step. */
+static const char *into_mbuf(const struct dpdk_rx *rx, enum pl_where *where,
+			     enum pl_what *what)
+{
+	if (!strcmp(rx->port.driver, "net_af_packet")) {
+		*where = PL_AT_USER;
+		*what = PL_EV_COPY;
+		return "PMD copies packet ring -> mbuf";
+	}
+	if (!strcmp(rx->port.driver, "net_af_xdp")) {
+		*where = PL_AT_KERNEL;
+		*what = PL_EV_COPY;
+		return "kernel copies frame into mbuf (UMEM)";
+	}
+	*where = PL_AT_NIC;
+	*what = PL_EV_DMA;
+	return "DMA frame into an mbuf";
+}
+
+/* Trace the frames of one burst while *unit < t->units; account them all. */
+static void traced_frames(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
+			  uint64_t empty, uint32_t *unit)
+{
+	struct pl_trace *t = &rx->trace;
+	uint32_t first = *unit + 1, traced;
+	struct rte_mbuf *m;
+	enum pl_where where;
+	enum pl_what what;
+	const char *how = into_mbuf(rx, &where, &what);
+	enum pl_reason r;
+	struct pl_pkt p;
+	uint64_t now = pl_now_ns();
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		m = rx->bufs[i];
+		memset(&p, 0, sizeof(p));
+		r = dpdk_account(rx, rte_pktmbuf_mtod(m, const void *),
+				 m->data_len, now, &p);
+		if (*unit >= t->units)
+			continue;
+		++*unit;
+		pl_trace_rec(t, *unit, PL_AT_USER, PL_EV_RING,
+			     "rte_eth_rx_burst (poll)",
+			     "poll returned index empty_before", poll, n, i,
+			     empty);
+		pl_trace_rec(t, *unit, where, what, how,
+			     "data_addr data_len pool_addr pkt_len",
+			     rte_pktmbuf_mtod(m, uintptr_t), m->data_len,
+			     (uintptr_t)m->pool, m->pkt_len);
+		pl_trace_rec(t, *unit, PL_AT_USER, PL_EV_STEP, "parse (mtod)",
+			     "reason seq flow one_way_ns", r, p.seq, p.flow,
+			     r == PL_OK && now > p.tx_ns ? now - p.tx_ns : 0);
+	}
+	traced = *unit + 1 - first;
+	rte_pktmbuf_free_bulk(rx->bufs, n);
+	for (i = 0; i < traced; i++)
+		pl_trace_rec(t, first + i, PL_AT_USER, PL_EV_RING,
+			     "free mbufs to the pool",
+			     "count pool_free pool_in_use", n,
+			     rte_mempool_avail_count(rx->port.pool),
+			     rte_mempool_in_use_count(rx->port.pool), 0);
+}
+
+/* Trace the first frames, then hand over to the plain poll loop. */
+void dpdk_traced_loop(struct dpdk_rx *rx)
+{
+	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
+	struct pl_trace *t = &rx->trace;
+	uint64_t tsc, prev = rte_rdtsc(), empty = 0;
+	uint32_t unit = 0;
+	uint16_t n;
+
+	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+		n = rte_eth_rx_burst(port, 0, rx->bufs, burst);
+		if (n) {
+			traced_frames(rx, n, rx->polls[0] + rx->polls[1] + 1,
+				      empty, &unit);
+			empty = 0;
+		} else {
+			empty++;
+		}
+		tsc = rte_rdtsc();
+		rx->cycles[n != 0] += tsc - prev;
+		rx->polls[n != 0]++;
+		prev = tsc;
+	}
+	pl_trace_close(t);
+	rx->rx_plain(rx);
+}
