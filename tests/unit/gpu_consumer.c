@@ -110,7 +110,7 @@ static void test_no_cpu_access(void *dev)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		signal(SIGSEGV, SIG_DFL); /* not a sanitizer's handler */
+		signal(SIGSEGV, SIG_DFL);	 /* not a sanitizer's handler */
 		_exit(*(volatile uint8_t *)dev); /* must fault */
 	}
 	waitpid(pid, &status, 0);
