@@ -20,6 +20,7 @@
  * setup() -> rx_loop() -> teardown(), the shape every path copies.
  */
 #include "clock.h"
+#include "gpu.h"
 #include "opt.h"
 #include "report.h"
 #include "run.h"
@@ -225,6 +226,8 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 	if (rx->write_imm)
 		access |= IBV_ACCESS_REMOTE_WRITE;
 	err = verbs_ep_open(&rx->ep, &c->v, true);
+	if (!err && c->gpu != PL_GPU_NONE)
+		err = gpu_verbs_setup(rx, c); /* the ring goes to the GPU */
 	if (err)
 		goto out_close;
 	/*
@@ -242,7 +245,8 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 		if (err)
 			goto out_close;
 	}
-	rx->rx_loop = c->cq == RX_CQ_EVENT ? event_loop : poll_loop;
+	if (!rx->gpu) /* else chosen by gpu_verbs_setup() */
+		rx->rx_loop = c->cq == RX_CQ_EVENT ? event_loop : poll_loop;
 	if (c->rx.trace) {
 		/* Chosen once, here: the plain loop carries no trace code. */
 		rx->rx_plain = rx->rx_loop;
@@ -253,6 +257,7 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 
 out_close:
 	verbs_ep_close(&rx->ep);
+	gpu_verbs_teardown(rx);
 	return err;
 }
 
@@ -264,6 +269,7 @@ static void verbs_teardown(struct verbs_rx *rx)
 		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
 	verbs_disconnect(&rx->ep);
 	verbs_ep_close(&rx->ep);
+	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
 }
 
 /* The loop chosen at setup, as pl_rx_measure() runs it. */
@@ -330,6 +336,8 @@ static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c)
 	if (err)
 		return err;
 	rx_verbs_account(rx, &r);
+	if (rx->gpu)
+		gpu_verbs_report(rx, &r);
 	err = pl_report_emit(&r, c->rx.json, c->rx.quiet);
 	if (!c->rx.quiet)
 		rx_verbs_table(stderr, rx, c);
@@ -372,6 +380,10 @@ int main(int argc, char **argv)
 		  "completions per ibv_poll_cq (64)", 1, VERBS_MAX_BATCH },
 		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "link for the counters (the GID's network device)" },
+		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
+		  "GPU variant: none, sim (emulated GPU) or cuda; the ring "
+		  "in device memory",
+		  0, 0, pl_gpu_kinds },
 		PL_RX_OPT_TRACE(&c.rx, "message"),
 		PL_RX_OPT_CPU(&c.rx),
 		PL_RX_OPTS(&c.rx, "message", "vm-softroce for rxe in a VM"),

@@ -86,6 +86,15 @@ struct verbs_ep {
 	unsigned slots, slot_size, psn;
 	int oob_listen, oob_fd;
 	uint64_t mr_reg_ns; /* how long ibv_reg_mr took */
+	/*
+	 * Set between verbs_ep_open() and verbs_ep_objects() to place the
+	 * ring elsewhere (the GPU variant: device memory): it sets buf and
+	 * mr, and buf is then not ours to free.
+	 */
+	int (*reg_ring)(struct verbs_ep *ep, size_t len, unsigned access,
+			void *arg);
+	void *reg_arg;
+	bool ext_buf;
 };
 
 /* A snapshot of an rxe device's hw_counters (what exists of them). */

@@ -46,6 +46,16 @@ int verbs_ep_objects(struct verbs_ep *ep, const struct verbs_cfg *c,
 		err = -errno;
 		goto out_destroy_channel;
 	}
+	if (ep->reg_ring) {
+		/* The owner of the memory allocates and registers it. */
+		t0 = pl_now_ns();
+		err = ep->reg_ring(ep, len, mr_access, ep->reg_arg);
+		ep->mr_reg_ns = pl_now_ns() - t0;
+		if (err)
+			goto out_destroy_cq;
+		ep->ext_buf = true;
+		goto done;
+	}
 	ep->buf = aligned_alloc(4096, len);
 	if (!ep->buf) {
 		err = -ENOMEM;
@@ -59,6 +69,7 @@ int verbs_ep_objects(struct verbs_ep *ep, const struct verbs_cfg *c,
 		err = -errno;
 		goto out_free_buf;
 	}
+done:
 	ep->slots = slots;
 	ep->slot_size = VERBS_SLOT;
 	return 0;
@@ -219,7 +230,8 @@ void verbs_ep_close(struct verbs_ep *ep)
 		ibv_destroy_qp(ep->qp);
 	if (ep->mr)
 		ibv_dereg_mr(ep->mr);
-	free(ep->buf);
+	if (!ep->ext_buf)
+		free(ep->buf);
 	if (ep->cq)
 		ibv_destroy_cq(ep->cq);
 	if (ep->ch)

@@ -20,13 +20,17 @@ struct rx_cfg {
 	struct verbs_cfg v;
 	unsigned gid_index;
 	int cq;
+	int gpu; /* enum pl_gpu_kind */
 };
+
+struct gpu_verbs;
 
 struct verbs_rx {
 	const struct rx_cfg *cfg;
 	struct verbs_ep ep;
 	unsigned depth, batch, grh; /* grh: bytes before the payload */
 	bool write_imm;
+	struct gpu_verbs *gpu; /* the GPU variant's state, or NULL */
 	/* counted by the loops */
 	uint64_t completions, polls, empty, arms, waits, reads, events;
 	uint64_t wc_errors, recv_posts, post_errors;
@@ -74,6 +78,19 @@ void verbs_trace_setup(struct verbs_rx *rx);
 
 /* trace_verbs.c: the QP and the receives posted, just before the accept. */
 void verbs_trace_posted(struct verbs_rx *rx);
+
+/*
+ * gpu_verbs.c: the GPU variant, between verbs_ep_open() and the objects:
+ * refuses a CPU-copying device (exit 77), opens the GPU, places the ring
+ * in device memory and chooses its loop; 0 or -errno.
+ */
+int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c);
+
+/* gpu_verbs.c: undo gpu_verbs_setup(), once the MR is gone. */
+void gpu_verbs_teardown(struct verbs_rx *rx);
+
+/* gpu_verbs.c: the GPU figures into the report. */
+void gpu_verbs_report(struct verbs_rx *rx, struct pl_report *r);
 
 /* rx_verbs_report.c */
 const char *rx_env_label(const struct verbs_where *w);

@@ -222,7 +222,8 @@ cmp_total() {
 }
 
 # The verbs rows: one boot of the Soft-RoCE VM runs every mode, size and
-# workload (labs/lib/rdma-vm-compare.sh) and writes raw/verbs-*.run.json.
+# workload (labs/lib/rdma-vm-compare.sh) and writes raw/verbs-*.run.json;
+# with --gpu, the GPU variant's runs too (raw/verbs-*-gpu-KIND.run.json).
 # Simplification: the VM is used even when the host has an RDMA NIC.
 cmp_vm_runs() {
 	local path=$1 i=$2 total=$3 f n=0 modes
@@ -235,7 +236,7 @@ cmp_vm_runs() {
 		--sizes "$(IFS=,; echo "${CMP_SIZES[*]}")" \
 		--counts "$CMP_N_THROUGHPUT,$CMP_N_LATENCY,$CMP_N_VISIBILITY" \
 		--rates "0,$PL_RATE_LATENCY_VM,$PL_RATE_VISIBILITY" \
-		>"$CMP_OUT/raw/$path-vm.log" 2>&1
+		--gpu "$CMP_GPU" >"$CMP_OUT/raw/$path-vm.log" 2>&1
 	local rc=$?
 	for f in "$CMP_OUT"/raw/"$path"-*.run.json; do
 		[ -e "$f" ] || continue
@@ -256,8 +257,9 @@ cmp_path_runs() {
 	local path=$1 gpu=$2 mode size wl name rc
 	if [ "$(path_runner "$path")" = vm ]; then
 		[ "$gpu" = none ] || return 0
+		# One boot runs the plain rows and, with --gpu, the GPU rows.
 		cmp_vm_runs "$path" "$i" "$total" || failed=$((failed + 1))
-		i=$((i + $(path_modes "$path" | wc -l) * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
+		i=$((i + $(path_modes "$path" | wc -l) * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]} * ${#CMP_GPUS[@]}))
 		return 0
 	fi
 	for mode in $(path_modes "$path"); do

@@ -16,9 +16,9 @@ xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enable
 afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages	yes
 dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages	no
 dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages	yes
-verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages	no
-verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages	no
-verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages	no
+verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages	yes
+verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages	yes
+verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages	yes
 '
 
 # The generator, relative to the build directory.
@@ -70,7 +70,7 @@ path_latency_args() {
 
 # True if path ID in MODE has a GPU variant (--gpu sim|cuda). xdp drop
 # hands no packet to anyone; the af_xdp vdev builds its UMEM from the
-# pool's own memory; the verbs variant is not written yet.
+# pool's own memory.
 path_has_gpu() {
 	[ "$(path__field "$1" "$2" 8)" = yes ]
 }

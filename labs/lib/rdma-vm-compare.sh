@@ -6,7 +6,7 @@
 #   labs/rdma-vm run --share OUT --share BUILD -- \
 #     bash labs/lib/rdma-vm-compare.sh --build BUILD --out OUT/raw \
 #       [--modes ud,rc,rc_write_imm] [--sizes 64,1024] \
-#       [--counts T,L,V] [--rates 0,10000,20000]
+#       [--counts T,L,V] [--rates 0,10000,20000] [--gpu none|sim|cuda]
 #
 # For each run it writes OUT/raw/verbs-MODE-SIZE-WORKLOAD.{rx,gen,run}.json
 # like compare's other paths: the receiver's JSON, the sender's summary
@@ -14,6 +14,9 @@
 # visibility workload tcpdump on the receiving veth counts the RoCE v2 data
 # packets (UDP port 4791, end markers excluded) that crossed it. UD at a
 # size whose message does not fit one packet is skipped, with a note.
+# With --gpu sim|cuda each run is repeated with the receiver's GPU variant,
+# as OUT/raw/verbs-MODE-SIZE-WORKLOAD-gpu-KIND.*; a receiver that refuses
+# (exit 77: cuda on rxe, which copies with the CPU) is skipped, with a note.
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$REPO/build
@@ -22,6 +25,7 @@ MODES=ud,rc,rc_write_imm
 SIZES=64,1024
 COUNTS=200000,20000,5000
 RATES=0,10000,20000
+GPU=none
 WORKLOADS=(throughput latency visibility)
 FAILED=0
 
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--sizes) SIZES=$2 ;;
 	--counts) COUNTS=$2 ;;
 	--rates) RATES=$2 ;;
+	--gpu) GPU=$2 ;;
 	*) echo "rdma-vm-compare: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -84,11 +89,13 @@ td_stop() {
 $(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$err" | head -n 1)"
 }
 
-# One run of MODE at frame SIZE with workload WL (count N, rate R).
+# One run of MODE at frame SIZE with workload WL (count N, rate R), with
+# the receiver's GPU variant KIND unless it is none.
 one_run() {
-	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 base rx_pid rc seen=null drop=null
+	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 base rx_pid rc seen=null drop=null
 	local tx_args=()
 	base=$OUT/verbs-$mode-$size-$wl
+	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	rm -f "$base".*
 	if [ "$mode" = ud ] && [ $((size - 46)) -gt 1024 ]; then
 		echo "UD messages must fit one packet: $((size - 46)) B > the 1024-byte path MTU" >"$base.skipped"
@@ -99,13 +106,29 @@ one_run() {
 		{ echo "FAILED (tcpdump)"; return 1; }
 	timeout $((60 + n / 2000)) "$RX" --mode "$mode" --device "$PL_VM_RX_DEV" \
 		--count "$n" --idle-timeout 1000 --timeout 30000 --workload "$wl" \
-		--cpu 1 --env "$ENV_LABEL" --ready "$base.ready" \
+		--cpu 1 --env "$ENV_LABEL" --ready "$base.ready" --gpu "$gpu" \
 		--json "$base.rx.json" --quiet >"$base.rx.out" 2>"$base.rx.err" &
 	rx_pid=$!
 	for rc in $(seq 200); do
 		[ -e "$base.ready" ] || ! kill -0 $rx_pid 2>/dev/null && break
 		sleep 0.05
 	done
+	if [ ! -e "$base.ready" ] && ! kill -0 $rx_pid 2>/dev/null; then
+		wait $rx_pid
+		rc=$?
+		if [ -n "${TD_PID:-}" ]; then
+			td_stop "$TD_PID" "$base.tcpdump.err" >/dev/null
+			TD_PID=
+		fi
+		if [ $rc = 77 ]; then
+			tail -n 1 "$base.rx.err" >"$base.skipped"
+			echo "skipped: $(cat "$base.skipped")"
+			return 0
+		fi
+		echo "FAILED (receiver exit $rc)"
+		tail -n 3 "$base.rx.err" | sed 's/^/    /'
+		return 1
+	fi
 	tx_args=(--mode "$mode" --device "$PL_VM_TX_DEV" --dst "$PL_VM_RX_ADDR"
 		--size "$size" --count "$n" --cpu 0 --json "$base.gen.json" --quiet)
 	[ "$rate" = 0 ] || tx_args+=(--rate "$rate")
@@ -131,12 +154,17 @@ one_run() {
 
 IFS=, read -r -a modes <<<"$MODES"
 IFS=, read -r -a sizes <<<"$SIZES"
+gpus=(none)
+[ "$GPU" = none ] || gpus+=("$GPU")
 for mode in "${modes[@]}"; do
 	for size in "${sizes[@]}"; do
 		for i in 0 1 2; do
-			printf 'verbs %s %s B %s ... ' "$mode" "$size" "${WORKLOADS[$i]}"
-			one_run "$mode" "$size" "${WORKLOADS[$i]}" "${counts[$i]}" \
-				"${rates[$i]}" || FAILED=$((FAILED + 1))
+			for gpu in "${gpus[@]}"; do
+				printf 'verbs %s %s B %s%s ... ' "$mode" "$size" \
+					"${WORKLOADS[$i]}" "$([ "$gpu" = none ] || echo " +gpu $gpu")"
+				one_run "$mode" "$size" "${WORKLOADS[$i]}" "${counts[$i]}" \
+					"${rates[$i]}" "$gpu" || FAILED=$((FAILED + 1))
+			done
 		done
 	done
 done

@@ -74,6 +74,39 @@ if [ "$PL_VM_TOPO" != loopback ]; then
 		'.link_rx_packets >= 2 * .sent' "$f" '{link_rx_packets, sent}'
 fi
 
+# 3b. --gpu sim: the ring in (emulated) device memory, registered with
+# ibv_reg_mr (on Soft-RoCE ordinary memory); the consumer checks every
+# message there. --gpu cuda on rxe is refused: rxe copies with the CPU.
+G=2000
+run_pair gpu_ud "$RX --count $G --mode ud --depth 4096 --gpu sim" \
+	"$TX --count $G --mode ud --rate 20000" && show gpu_ud
+run_pair gpu_rc "$RX --count $G --mode rc --gpu sim" "$TX --count $G --mode rc" && show gpu_rc
+run_pair gpu_imm "$RX --count $G --mode rc_write_imm --gpu sim" \
+	"$TX --count $G --mode rc_write_imm --payload 1472" && show gpu_imm
+for m in gpu_ud gpu_rc gpu_imm; do
+	f=$OUT/$m.rx.json
+	check "$m: $G received, every one verified by the consumer in device memory" \
+		".received == $G and .gpu == \"sim\" and .gpu_verified == .received and .gpu_bad == 0 and .bad == 0" "$f" \
+		'{received, gpu, gpu_verified, gpu_bad, bad}'
+	check "$m: registration reported (ibv_reg_mr, for peermem), sim on Soft-RoCE: ordinary memory" \
+		'.gpu_detail.registration == "emulated" and .gpu_detail.registration_emulated == "peermem" and .gpu_detail.registration_call == "ibv_reg_mr" and .gpu_detail.variant == "nic-dma" and (.gpu_detail.note | startswith("sim on Soft-RoCE: ordinary memory"))' "$f" \
+		'.gpu_detail | {registration, registration_emulated, registration_call, dmabuf, note}'
+	check "$m: no copy, one PCIe crossing per message (modelled)" \
+		'.copies_per_packet == 0 and .copies_source == "modelled" and .pcie_crossings_per_packet == 1 and .pcie_source == "modelled"' "$f" \
+		'{copies_per_packet, copies_source, pcie_crossings_per_packet, pcie_source}'
+done
+case $PL_VM_RX_DEV in
+rxe*)
+	out=$(timeout 20 "$RX_VERBS" --device "$PL_VM_RX_DEV" --gpu cuda --timeout 2000 --quiet 2>&1)
+	rc=$?
+	if [ $rc = 77 ] && grep -q "software RDMA device (rxe/siw): it copies every message with the CPU" <<<"$out"; then
+		ok "gpu cuda on $PL_VM_RX_DEV: refused, exit 77 ($(cut -c1-80 <<<"$out"))"
+	else
+		bad "gpu cuda on $PL_VM_RX_DEV: expected exit 77 and the rxe message" "exit $rc: $out"
+	fi
+	;;
+esac
+
 # 4. Completion events instead of busy polling, for UD and RC.
 run_pair ud_event "$RX --count 3000 --mode ud --cq event --depth 4096" \
 	"$TX --count 3000 --mode ud --rate 10000" && show ud_event

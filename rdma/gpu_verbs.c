@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --gpu sim|cuda on the verbs path: the NIC writes straight into device
+ * memory. The ring of receive buffers (ud, rc) or the ring the sender
+ * writes into (rc_write_imm) is device memory from the gpudirect
+ * interface, registered for the NIC once:
+ *
+ *   cuda  a dma-buf of the memory (pl_gpu_export_dmabuf) registered with
+ *         ibv_reg_dmabuf_mr(); where that fails, ibv_reg_mr() on the
+ *         device pointer itself (nvidia-peermem)
+ *   sim   ibv_reg_mr() on the emulated device memory: on Soft-RoCE that is
+ *         ordinary memory, and rxe's copy into it (the kernel, on the CPU)
+ *         stands in for the NIC's DMA
+ *
+ * A CPU-copying device (rxe, siw) cannot reach a real GPU's memory: with
+ * --gpu cuda it is refused. Completions give (slot, byte_len); a batch of
+ * them goes to the consumer, which checks every message in device memory.
+ * The CPU never reads a payload byte.
+ */
+#include "clock.h"
+#include "gpu.h"
+#include "opt.h"
+#include "verbs_rx.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RXE_VENDOR_ID 0xffffffu /* drivers/infiniband/sw/rxe */
+#define SIW_VENDOR_ID 0x626d74u /* drivers/infiniband/sw/siw */
+
+struct gpu_verbs {
+	struct pl_gpu *g;
+	struct pl_gpu_batch b;
+	void *dev;	  /* the ring, in device memory */
+	size_t len;	  /* its bytes */
+	int dmabuf_fd;	  /* the exported dma-buf, or -1 */
+	int dmabuf_err;	  /* what exporting or registering it said */
+	const char *call; /* the registration that worked */
+	const char *rdma_dev;
+	int err; /* what stopped the loop, or 0 */
+};
+
+/* 8< gpu-verbs-burst */
+/* A burst of completions: descriptors, the consumer, then the reposts. */
+static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
+{
+	uint64_t dev = (uintptr_t)gv->dev, bytes = 0;
+	uint32_t slot[VERBS_MAX_BATCH], at, off, len;
+	const struct ibv_wc *wc;
+	unsigned k = 0, d = 0;
+	int i, err;
+
+	rx->completions += (unsigned)n;
+	for (i = 0; i < n; i++) {
+		wc = &rx->wc[i];
+		if (wc->status != IBV_WC_SUCCESS) {
+			rx->wc_errors++; /* the QP is broken: no repost */
+			rx->last_wc_status = wc->status;
+			continue;
+		}
+		slot[k++] = (uint32_t)wc->wr_id;
+		if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+			/* The immediate names the slot the bytes are in. */
+			rx->imm_last = ntohl(wc->imm_data);
+			rx->imm_completions++;
+			if (rx->imm_last >= rx->ep.slots) {
+				rx->imm_bad_slot++;
+				continue;
+			}
+			at = rx->imm_last;
+			off = 0;
+			len = wc->byte_len;
+		} else {
+			/* UD: the 40-byte GRH comes first. */
+			at = (uint32_t)wc->wr_id;
+			off = rx->grh;
+			len = wc->byte_len > off ? wc->byte_len - off : 0;
+		}
+		gv->b.desc[d++] = (struct pl_gpu_desc){
+			.addr = dev + (uint64_t)at * VERBS_SLOT + off,
+			.len = len,
+		};
+		bytes += len;
+	}
+	if (d) {
+		pl_gpu_nic_wrote(gv->g, d, bytes);
+		err = pl_gpu_consume(gv->g, &gv->b, d);
+		if (err) {
+			gv->err = err;
+			pl_run_request_stop(&rx->run);
+			return;
+		}
+		pl_gpu_account(&rx->stats, gv->b.res, d, pl_now_ns());
+	}
+	/* The consumer is done with the slots: the NIC may reuse them. */
+	if (rx_verbs_post(rx, slot, (int)k))
+		rx->post_errors++;
+}
+/* >8 gpu-verbs-burst */
+
+/* Busy-poll the CQ, as the plain poll loop, each burst to the GPU. */
+static void gpu_poll_loop(struct verbs_rx *rx)
+{
+	struct gpu_verbs *gv = rx->gpu;
+	int n;
+
+	while (!pl_run_done(&rx->run, &rx->stats)) {
+		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
+		rx->polls++;
+		if (n <= 0) {
+			rx->empty++;
+			continue;
+		}
+		gpu_burst(rx, gv, n);
+		if (gv->err)
+			break;
+	}
+}
+
+/* 8< gpu-verbs-register */
+/* The ring in device memory, registered: dma-buf first, then peermem. */
+static int gpu_reg_ring(struct verbs_ep *ep, size_t len, unsigned access,
+			void *arg)
+{
+	struct gpu_verbs *gv = arg;
+	int err;
+
+	gv->dev = pl_gpu_dev_alloc(gv->g, len, PL_GPU_NIC_WRITES);
+	if (!gv->dev)
+		return -errno;
+	gv->len = len;
+	gv->dmabuf_err =
+		pl_gpu_export_dmabuf(gv->g, gv->dev, len, &gv->dmabuf_fd);
+	if (!gv->dmabuf_err) {
+		ep->mr = ibv_reg_dmabuf_mr(ep->pd, 0, len, (uintptr_t)gv->dev,
+					   gv->dmabuf_fd, (int)access);
+		if (ep->mr) {
+			gv->call = "ibv_reg_dmabuf_mr";
+			gv->g->registration = "dmabuf";
+		} else {
+			gv->dmabuf_err = -errno;
+		}
+	}
+	if (!ep->mr) {
+		/* nvidia-peermem (or, emulated, plain memory) behind it. */
+		ep->mr = ibv_reg_mr(ep->pd, gv->dev, len, (int)access);
+		if (!ep->mr) {
+			err = -errno;
+			fprintf(stderr,
+				"pathlab-rx-verbs: --gpu %s: neither "
+				"ibv_reg_dmabuf_mr (%s) nor ibv_reg_mr on the "
+				"device pointer (%s) registered device "
+				"memory\n",
+				pl_gpu_kinds[gv->g->kind],
+				strerror(-gv->dmabuf_err), strerror(-err));
+			return err;
+		}
+		gv->call = "ibv_reg_mr";
+		gv->g->registration = "peermem";
+	}
+	ep->buf = gv->dev; /* its address for the NIC; never read here */
+	return 0;
+}
+/* >8 gpu-verbs-register */
+
+/* True for a device whose "DMA" is a CPU copy in the kernel (rxe, siw). */
+static bool cpu_copies(struct ibv_context *ctx)
+{
+	const char *name = ibv_get_device_name(ctx->device);
+	struct ibv_device_attr a;
+
+	if (!strncmp(name, "rxe", 3) || !strncmp(name, "siw", 3))
+		return true;
+	if (ibv_query_device(ctx, &a))
+		return false;
+	return a.vendor_id == RXE_VENDOR_ID || a.vendor_id == SIW_VENDOR_ID;
+}
+
+/* The verbs variant's part of gpu_detail. */
+static void gpu_verbs_json(struct pl_json *j, void *arg)
+{
+	const struct gpu_verbs *gv = arg;
+
+	pl_json_str(j, "rdma_device", gv->rdma_dev);
+	pl_json_str(j, "registration_call", gv->call ? gv->call : "");
+	pl_json_str(j, "dmabuf",
+		    gv->dmabuf_err ? strerror(-gv->dmabuf_err) : "ok");
+	pl_json_u64(j, "device_memory_bytes", gv->len);
+}
+
+/* Refuse what cannot work, with the reason; the exit code, or 0. */
+static int gpu_verbs_check(struct verbs_rx *rx, const struct rx_cfg *c)
+{
+	const char *name = ibv_get_device_name(rx->ep.ctx->device);
+
+	if (c->cq != RX_CQ_POLL || c->rx.trace) {
+		fprintf(stderr, "pathlab-rx-verbs: --gpu follows the "
+				"busy-polled CQ, untraced: --cq poll, no "
+				"--trace\n");
+		return PL_EXIT_USAGE;
+	}
+	if (c->gpu == PL_GPU_CUDA && cpu_copies(rx->ep.ctx)) {
+		fprintf(stderr,
+			"pathlab-rx-verbs: --gpu cuda: %s is a software RDMA "
+			"device (rxe/siw): it copies every message with the "
+			"CPU and cannot write into GPU memory; only a NIC "
+			"that DMAs (ibv_reg_dmabuf_mr or nvidia-peermem) can. "
+			"Use --gpu sim here.\n",
+			name);
+		return PL_EXIT_SKIP;
+	}
+	return 0;
+}
+
+int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
+{
+	struct gpu_verbs *gv;
+	char why[256] = "";
+	bool sim = c->gpu == PL_GPU_SIM;
+	int code, err;
+
+	code = gpu_verbs_check(rx, c);
+	if (code)
+		exit(code); /* setup of a tool: nothing to undo at exit */
+	gv = calloc(1, sizeof(*gv));
+	if (!gv)
+		return -ENOMEM;
+	gv->dmabuf_fd = -1;
+	gv->rdma_dev = ibv_get_device_name(rx->ep.ctx->device);
+	err = pl_gpu_open(&gv->g, c->gpu, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "pathlab-rx-verbs: --gpu %s: %s\n",
+			pl_gpu_kinds[c->gpu], why[0] ? why : strerror(-err));
+		exit(err == -ENODEV || err == -ENOENT ? PL_EXIT_SKIP
+						      : PL_EXIT_FAIL);
+	}
+	gv->g->variant = "nic-dma";
+	gv->g->note = sim ? "sim on Soft-RoCE: ordinary memory; rxe (the "
+			    "kernel, on the CPU) writes each message into the "
+			    "registered emulated device memory, standing in "
+			    "for the NIC's DMA; the consumer checks it there"
+			  : "the NIC DMAs each message into registered device "
+			    "memory; completions hand (slot, byte_len) to the "
+			    "consumer, which checks it there";
+	gv->g->path_json = gpu_verbs_json;
+	gv->g->path_arg = gv;
+	err = pl_gpu_batch_init(gv->g, &gv->b, rx->batch);
+	if (err) {
+		pl_gpu_close(gv->g);
+		free(gv);
+		return err;
+	}
+	rx->gpu = gv;
+	rx->ep.reg_ring = gpu_reg_ring;
+	rx->ep.reg_arg = gv;
+	rx->rx_loop = gpu_poll_loop;
+	return 0;
+}
+
+void gpu_verbs_teardown(struct verbs_rx *rx)
+{
+	struct gpu_verbs *gv = rx->gpu;
+
+	if (!gv)
+		return;
+	pl_gpu_batch_free(gv->g, &gv->b);
+	if (gv->dev)
+		pl_gpu_dev_free(gv->g, gv->dev);
+	if (gv->dmabuf_fd >= 0)
+		close(gv->dmabuf_fd);
+	pl_gpu_close(gv->g);
+	free(gv);
+	rx->gpu = NULL;
+}
+
+void gpu_verbs_report(struct verbs_rx *rx, struct pl_report *r)
+{
+	struct gpu_verbs *gv = rx->gpu;
+
+	if (gv->err)
+		fprintf(stderr,
+			"pathlab-rx-verbs: the GPU stopped the run: %s\n",
+			strerror(-gv->err));
+	pl_gpu_report(gv->g, r);
+}
