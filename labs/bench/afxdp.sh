@@ -217,6 +217,8 @@ table() {
 m_xsk() { run_xsk; }
 m_testpmd() { run_testpmd; }
 m_xdp_drop() { run_xsk --action drop; }
+# Generic (skb) mode: on veth it skips the conversion native XDP needs.
+m_xdp_drop_skb() { run_xsk --action drop --attach skb; }
 m_tc_bpf() { run_tc; }
 m_socket() { run_socket; }
 m_iptables_raw() { run_iptables; }
@@ -232,7 +234,7 @@ else
 fi
 echo
 echo "Part 2: drop points"
-drops=(xdp_drop tc_bpf socket)
+drops=(xdp_drop xdp_drop_skb tc_bpf socket)
 if command -v iptables >/dev/null; then
 	drops+=(iptables_raw)
 else
