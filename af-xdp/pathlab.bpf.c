@@ -30,6 +30,12 @@
 /* Set by the loader before the program is loaded (.rodata). */
 const volatile __u16 lab_port = PL_UDP_PORT;
 const volatile __u32 lab_action = PL_XDP_REDIRECT;
+/*
+ * --trace N with --action drop|pass: the first N lab datagrams (per CPU)
+ * go to trace_ring. 0 without --trace: the verifier sees the constant and
+ * removes the tracing branch, so the untraced program carries no cost.
+ */
+const volatile __u32 trace_n = 0;
 
 /* 8< xsks-map */
 /* One AF_XDP socket per RX queue, keyed by the queue's index. */
@@ -62,6 +68,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pl_xdp_lab);
 } lab SEC(".maps");
+
+/* Traced frames, one struct pl_xdp_trace each; read after the run. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PL_XDP_TRACE_RING);
+} trace_ring SEC(".maps");
+
+/* Per CPU: frames traced so far, records lost to a full ring. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl_xdp_trace_state);
+} trace_state SEC(".maps");
 
 /* Per flow, the seq of its end marker: how many datagrams it sent. */
 struct {
@@ -200,6 +220,59 @@ static __always_inline int count(__u32 verdict, __u64 len)
 	return verdict;
 }
 
+/* The pathlab header of a frame parse_frame() found good, or NULL. */
+static __always_inline const __u8 *lab_header(void *data, void *end)
+{
+	struct ethhdr *eth = data;
+	struct iphdr *ip = data + PL_ETH_LEN;
+	const __u8 *pl;
+
+	if ((void *)(eth + 1) > end)
+		return NULL;
+	if (eth->h_proto == bpf_htons(ETH_P_8021Q) ||
+	    eth->h_proto == bpf_htons(ETH_P_8021AD))
+		ip = (void *)ip + PL_VLAN_LEN;
+	if ((void *)(ip + 1) > end)
+		return NULL;
+	pl = (const __u8 *)ip + ip->ihl * 4 + PL_UDP_LEN;
+	if ((const void *)(pl + 8) > end)
+		return NULL;
+	return pl;
+}
+
+/* Write one record of a good lab datagram to trace_ring (--trace N). */
+static __always_inline int trace_frame(struct xdp_md *ctx, __u32 verdict)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct pl_xdp_trace_state *ts;
+	struct pl_xdp_trace *rec;
+	const __u8 *pl;
+	__u32 zero = 0;
+
+	ts = bpf_map_lookup_elem(&trace_state, &zero);
+	if (!ts || ts->traced >= trace_n)
+		return 0;
+	ts->traced++;
+	rec = bpf_ringbuf_reserve(&trace_ring, sizeof(*rec), 0);
+	if (!rec) {
+		ts->lost++;
+		return 0;
+	}
+	pl = lab_header(data, end);
+	rec->ns = bpf_ktime_get_ns();
+	rec->ifindex = ctx->ingress_ifindex;
+	rec->rx_queue = ctx->rx_queue_index;
+	rec->len = end - data;
+	rec->verdict = verdict;
+	rec->reason = PL_OK;
+	rec->seq = pl ? bpf_ntohl(*(const __u32 *)(pl + 4)) : 0;
+	rec->flow = pl ? pl[3] : 0;
+	rec->cpu = bpf_get_smp_processor_id();
+	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}
+
 /* 8< xdp-verdict */
 SEC("xdp")
 int pathlab_xdp(struct xdp_md *ctx)
@@ -226,6 +299,8 @@ int pathlab_xdp(struct xdp_md *ctx)
 		if (verdict == XDP_PASS && st && st->end_markers == ends)
 			st->no_socket++;
 	}
+	if (trace_n) /* constant: gone from the program without --trace */
+		trace_frame(ctx, verdict);
 	return count(verdict, end - data);
 }
 /* >8 xdp-verdict */

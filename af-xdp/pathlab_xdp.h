@@ -20,6 +20,9 @@ enum pl_xdp_action {
 #define PL_XSKS_MAX	64 /* queues the xsks map can hold */
 #define PL_XDP_FLOWS	256
 
+/* Bytes of the --trace ring buffer: thousands of records. */
+#define PL_XDP_TRACE_RING (256 * 1024)
+
 /* Packets and bytes of one verdict (per CPU). */
 struct pl_xdp_count {
 	__u64 packets;
@@ -34,6 +37,28 @@ struct pl_xdp_lab {
 	__u64 first_ns;	   /* bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC */
 	__u64 last_ns;
 	__u64 payload_len; /* UDP payload of the last datagram */
+};
+
+/*
+ * One traced frame (--action drop|pass --trace N), written by the program
+ * to its BPF ring buffer and read by the receiver after the run.
+ */
+struct pl_xdp_trace {
+	__u64 ns;	/* bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC */
+	__u32 ifindex;	/* the receiving interface */
+	__u32 rx_queue; /* its RX queue */
+	__u32 len;	/* frame bytes, without the FCS */
+	__u32 verdict;	/* XDP_DROP, XDP_PASS, ... */
+	__u32 reason;	/* enum pl_reason of the parse */
+	__u32 seq;	/* the datagram's sequence number */
+	__u32 flow;
+	__u32 cpu; /* the CPU the program ran on */
+};
+
+/* The tracing state of one CPU: frames traced, records lost (ring full). */
+struct pl_xdp_trace_state {
+	__u64 traced;
+	__u64 lost;
 };
 
 #endif

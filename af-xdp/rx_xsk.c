@@ -294,6 +294,9 @@ static int receive_and_report(struct xsk_rx *rx, const struct xsk_cfg *c)
 	rx->link_dropped = after.link_rx_dropped - before.link_rx_dropped;
 	if (!afxdp) {
 		xdp_sync_stats(rx);
+		if (c->rx.trace)
+			xdp_trace_consume(rx, after.udp_no_ports -
+						      before.udp_no_ports);
 	}
 	xdp_read_totals(rx);
 	r.received_count = rx->xdp.lab.data;
@@ -316,7 +319,10 @@ static int xsk_rx_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 	rx->batch = c->batch;
 	err = xdp_prog_setup(rx, c);
 	if (err || c->action != PL_XDP_REDIRECT) {
+		/* The program traces (--trace); we read it after the run. */
 		rx->rx_loop = xdp_watch_loop;
+		if (!err && c->rx.trace)
+			xdp_trace_setup(rx, c);
 		return err;
 	}
 	err = xsk_setup(rx, c);
@@ -445,10 +451,8 @@ int main(int argc, char **argv)
 				"redirect: XDP alone hands nothing over\n");
 		return PL_EXIT_USAGE;
 	}
-	if (c.rx.trace && (c.gpu || c.action != PL_XDP_REDIRECT)) {
-		fprintf(stderr,
-			"pathlab-rx-xsk: --trace follows frames to the "
-			"AF_XDP socket: --action redirect, --gpu none\n");
+	if (c.rx.trace && c.gpu) {
+		fprintf(stderr, "pathlab-rx-xsk: --trace needs --gpu none\n");
 		return PL_EXIT_USAGE;
 	}
 	if (pl_rx_trace_open("pathlab-rx-xsk", &c.rx, &rx.trace, "pkt"))

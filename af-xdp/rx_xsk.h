@@ -117,6 +117,15 @@ void xsk_traced_loop(struct xsk_rx *rx);
 /* Record the one-time setup of the program and the socket as events. */
 void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
 
+/* Record the program's load and attach (--action drop|pass --trace N). */
+void xdp_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+
+/*
+ * After the run: read the program's trace records (its ring buffer) into
+ * trace events, no_ports being the run's Udp NoPorts, and print them.
+ */
+void xdp_trace_consume(struct xsk_rx *rx, uint64_t no_ports);
+
 struct pl_report;
 
 /* "mapped", "copy": the choices of --gpu-mode. */

@@ -9,6 +9,10 @@
  * the kernel's need_wakeup flag at that moment. A wake-up or poll() system
  * call after a traced frame is recorded too. Then the plain loop takes
  * over: tracing costs nothing once it is done.
+ *
+ * With XDP alone (--action drop|pass) nothing reaches user space: the
+ * program itself writes its first N lab frames to a BPF ring buffer, and
+ * after the run we turn each record into the frame's steps.
  */
 #include "rx_xsk.h"
 #include "clock.h"
@@ -16,7 +20,10 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/bpf.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -35,19 +42,33 @@ static uint32_t obj_id(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.prog.id;
 }
 
+/* The program's load (with its trace limit) and attach, as setup events. */
+static void prog_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+{
+	struct pl_trace *t = &rx->trace;
+	int prog_fd = bpf_program__fd(rx->skel->progs.pathlab_xdp);
+
+	pl_trace_rec(t, 0, PL_AT_KERNEL, PL_EV_SYSCALL,
+		     "load program: verifier", "prog_id port trace_n",
+		     obj_id(prog_fd), c->port, rx->skel->rodata->trace_n, 0);
+	pl_trace_rec(t, 0, PL_AT_KERNEL, PL_EV_SYSCALL, "attach to driver hook",
+		     "ifindex link_id skb_mode", (uint64_t)rx->ifindex,
+		     obj_id(rx->link_fd), c->attach == ATTACH_SKB, 0);
+}
+
+/* XDP alone (--action drop|pass): the program's setup is all there is. */
+void xdp_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+{
+	prog_trace_setup(rx, c);
+}
+
 /* The program, the UMEM, the rings and the socket, as setup events. */
 void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 {
 	struct pl_trace *t = &rx->trace;
-	int prog_fd = bpf_program__fd(rx->skel->progs.pathlab_xdp);
 	int map_fd = bpf_map__fd(rx->skel->maps.xsks);
 
-	pl_trace_rec(t, 0, PL_AT_KERNEL, PL_EV_SYSCALL,
-		     "load program: verifier", "prog_id port", obj_id(prog_fd),
-		     c->port, 0, 0);
-	pl_trace_rec(t, 0, PL_AT_KERNEL, PL_EV_SYSCALL, "attach to driver hook",
-		     "ifindex link_id skb_mode", (uint64_t)rx->ifindex,
-		     obj_id(rx->link_fd), c->attach == ATTACH_SKB, 0);
+	prog_trace_setup(rx, c);
 	pl_trace_rec(t, 0, PL_AT_KERNEL, PL_EV_SYSCALL,
 		     "UMEM: register (XDP_UMEM_REG)", "addr bytes frames size",
 		     (uintptr_t)rx->area, rx->area_len, c->frames,
@@ -63,6 +84,93 @@ void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 	pl_trace_rec(t, 0, PL_AT_KERNEL, PL_EV_SYSCALL,
 		     "xsks map: insert socket", "queue map_id", rx->queue,
 		     obj_id(map_fd), 0, 0);
+}
+
+/* What one ring buffer record turns into, and the run's NoPorts. */
+struct xdp_trace_ctx {
+	struct xsk_rx *rx;
+	uint32_t unit;
+	uint64_t no_ports;
+};
+
+/* The name of a verdict's step; static text, as the trace keeps it. */
+static const char *verdict_step(uint32_t verdict)
+{
+	switch (verdict) {
+	case XDP_DROP:
+		return "XDP: verdict XDP_DROP";
+	case XDP_PASS:
+		return "XDP: verdict XDP_PASS";
+	case XDP_TX:
+		return "XDP: verdict XDP_TX";
+	case XDP_REDIRECT:
+		return "XDP: verdict XDP_REDIRECT";
+	default:
+		return "XDP: verdict XDP_ABORTED";
+	}
+}
+
+/* One record of the program: the frame's steps, stamped by the program. */
+static int xdp_trace_record(void *arg, void *data, size_t size)
+{
+	struct xdp_trace_ctx *x = arg;
+	struct pl_trace *t = &x->rx->trace;
+	const struct pl_xdp_trace *r = data;
+	uint32_t u;
+
+	/* Each CPU traces its first N: the first N of all come first. */
+	if (size < sizeof(*r) || x->unit >= t->units)
+		return 0;
+	u = ++x->unit;
+	pl_trace_rec_at(t, r->ns, u, PL_AT_NIC, PL_EV_STEP,
+			"NIC/veth: frame arrives", "len queue ifindex", r->len,
+			r->rx_queue, r->ifindex, 0);
+	pl_trace_rec_at(t, r->ns, u, PL_AT_KERNEL, PL_EV_STEP, "XDP: parse",
+			"reason seq flow", r->reason, r->seq, r->flow, 0);
+	pl_trace_rec_at(t, r->ns, u, PL_AT_KERNEL, PL_EV_STEP,
+			verdict_step(r->verdict), "verdict cpu", r->verdict,
+			r->cpu, 0, 0);
+	/* On up to UDP, which finds no socket: the run's Udp NoPorts. */
+	if (r->verdict == XDP_PASS)
+		pl_trace_rec_at(t, r->ns, u, PL_AT_KERNEL, PL_EV_STEP,
+				"kernel: handed to the stack",
+				"len run_udp_no_ports", r->len, x->no_ports, 0,
+				0);
+	return 0;
+}
+
+/* Read the program's records after the run, then print the trace. */
+void xdp_trace_consume(struct xsk_rx *rx, uint64_t no_ports)
+{
+	struct xdp_trace_ctx x = { .rx = rx, .no_ports = no_ports };
+	int ncpu = libbpf_num_possible_cpus(), cpu;
+	struct ring_buffer *rb;
+	uint64_t lost = 0;
+	uint32_t zero = 0;
+
+	rb = ring_buffer__new(bpf_map__fd(rx->skel->maps.trace_ring),
+			      xdp_trace_record, &x, NULL);
+	if (!rb) {
+		fprintf(stderr, "pathlab-rx-xsk: trace ring buffer: %s\n",
+			strerror(errno));
+	} else {
+		ring_buffer__consume(rb);
+		ring_buffer__free(rb);
+	}
+	if (ncpu > 0) {
+		struct pl_xdp_trace_state st[ncpu];
+
+		if (!bpf_map_lookup_elem(
+			    bpf_map__fd(rx->skel->maps.trace_state), &zero, st))
+			for (cpu = 0; cpu < ncpu; cpu++)
+				lost += st[cpu].lost;
+	}
+	if (lost)
+		fprintf(stderr,
+			"pathlab-rx-xsk: trace: %llu records lost (ring "
+			"buffer of %u bytes full)\n",
+			(unsigned long long)lost, PL_XDP_TRACE_RING);
+	pl_trace_close(&rx->trace);
 }
 
 /* Lab datagrams the program has seen so far (its lab map), or 0. */

@@ -37,6 +37,9 @@ int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 	/* .rodata is frozen at load: the verifier sees constants. */
 	rx->skel->rodata->lab_port = (__u16)c->port;
 	rx->skel->rodata->lab_action = (__u32)c->action;
+	/* The AF_XDP trace follows the frames in user space instead. */
+	if (c->action != PL_XDP_REDIRECT)
+		rx->skel->rodata->trace_n = c->rx.trace;
 	err = pathlab__load(rx->skel);
 	if (err)
 		goto out_destroy;

@@ -6,8 +6,8 @@
 # frames are counted by reason and never redirected; XDP drop counts what
 # was sent while Udp InDatagrams stays flat; zero-copy on veth fails with a
 # clear message; --trace follows the first frames step by step with the
-# run's real ring indices and UMEM addresses; after kill -9 nothing stays
-# attached or pinned.
+# run's real ring indices and UMEM addresses, and with XDP alone through
+# the program's ring buffer; after kill -9 nothing stays attached or pinned.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -232,6 +232,38 @@ if [ -n "$calls" ] && [ "$(grep -c '^\[pkt.*parse in place' "$TMP/tracepoll.txt"
 else
 	bad "trace, poll loop: calls '$calls': $(grep '^\[pkt' "$TMP/tracepoll.txt" | head -20)"
 fi
+
+# 6c. --trace with XDP alone: the program writes its first 20 lab frames
+# to a BPF ring buffer, read after the run; nothing else changes.
+run_pair_exact tracedrop "$RX_XSK" \
+	"$RX --action drop --count 500 --trace 20 --trace-file $TMP/tracedrop.txt" \
+	"$TX --count 500 --rate 2000 --batch 2 --size 128"
+tr=$TMP/tracedrop.txt
+f=$TMP/tracedrop.json
+grep -Eq '^\[setup.*load program: verifier.* prog_id=[1-9][0-9]* port=9000 trace_n=20' "$tr" &&
+	grep -q '^\[setup.*attach to driver hook.* ifindex=[1-9]' "$tr" &&
+	ok "xdp trace: setup: program loaded with trace_n=20, attached" ||
+	bad "xdp trace: setup: $(grep '^\[setup' "$tr")"
+order=$(grep '^\[pkt' "$tr" |
+	sed -E 's/^\[pkt +([0-9]+)\] +[-0-9.]+ +[a-z]+ +[a-z]+ +/\1 /; s/  .*//; s/ [a-z_]+=.*//' |
+	awk '{ u = $1; $1 = ""; s[u] = s[u] substr($0, 2) "|" } END { for (k in s) print s[k] }' | sort | uniq -c)
+[ "$(grep -c '^\[pkt' "$tr")" -eq 60 ] &&
+	[ "$(echo "$order" | sed 's/^ *//')" = "20 NIC/veth: frame arrives|XDP: parse|XDP: verdict XDP_DROP|" ] &&
+	ok "xdp trace: 20 frames, each: frame arrives -> XDP: parse -> XDP: verdict XDP_DROP" ||
+	bad "xdp trace: steps per frame: $order"
+seqs=$(val 'XDP: parse' seq)
+[ "$seqs" = "$(seq -s ' ' 0 19) " ] && ok "xdp trace: sequence numbers 0..19 in order" ||
+	bad "xdp trace: sequence numbers were: $seqs"
+flen=$(($(jq .payload_bytes "$f") + 42))
+lens=$(val 'frame arrives' len | tr ' ' '\n' | sed '/^$/d' | sort -u)
+[ "$lens" = "$flen" ] && ok "xdp trace: frame lengths = the frame ($flen B: payload + 42)" ||
+	bad "xdp trace: lengths '$lens', frame $flen"
+verdicts=$(val 'XDP: verdict' verdict | tr ' ' '\n' | sed '/^$/d' | sort | uniq -c | sed 's/^ *//')
+[ "$verdicts" = "20 1" ] && ok "xdp trace: verdict XDP_DROP (1) for all 20" ||
+	bad "xdp trace: verdicts: $verdicts"
+check "xdp trace: the traced run still dropped all 500" \
+	'.path == "xdp" and .received == 500 and .lost == 0 and .xdp.prog.lab_data == 500 and
+	 .xdp.prog.verdicts.drop.packets == 500 + .xdp.prog.lab_end_markers' "$f"
 
 # 7. Zero-copy on veth: refused with a clear message, exit 77.
 ns_exec rx "$RX_XSK" --iface "$PL_RX_IF" --bind zerocopy --duration 0.2 \
