@@ -121,6 +121,139 @@ static void gpu_poll_loop(struct xsk_rx *rx)
 	}
 }
 
+/* The consumer's verdict on a packet, as the step's static name. */
+static const char *check_step(const struct pl_gpu_res *r)
+{
+	if (r->reason == PL_OK)
+		return "consumer checks the packet: ok";
+	return pl_reason_is_bad((enum pl_reason)r->reason)
+		       ? "consumer checks the packet: bad"
+		       : "consumer checks the packet: other";
+}
+
+/* Trace frame i of a burst of n: the UMEM, the ring, the GPU's two steps. */
+static void gpu_trace_frame(struct xsk_rx *rx, struct gpu_xsk *gx,
+			    uint32_t unit, uint32_t idx_rx, uint32_t i,
+			    uint32_t n)
+{
+	const struct xdp_desc *d = xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
+	const struct pl_gpu_res *r = &gx->b.res[i];
+	struct pl_trace *t = &rx->trace;
+
+	if (rx->zerocopy)
+		pl_trace_rec(t, unit, PL_AT_NIC, PL_EV_DMA,
+			     "DMA frame into UMEM", "len addr", d->len, d->addr,
+			     0, 0);
+	else
+		pl_trace_rec(t, unit, PL_AT_KERNEL, PL_EV_COPY,
+			     "copy frame into UMEM", "len addr", d->len,
+			     d->addr, 0, 0);
+	pl_trace_rec(t, unit, PL_AT_USER, PL_EV_RING,
+		     "peek RX ring: descriptor", "index addr len peeked",
+		     idx_rx + i, d->addr, d->len, n);
+	if (gx->copy)
+		pl_trace_rec(t, unit, PL_AT_GPU, PL_EV_COPY,
+			     "copy frame to device memory", "dst_addr len",
+			     gx->b.desc[i].addr, gx->b.desc[i].len, 0, 0);
+	else
+		pl_trace_rec(t, unit, PL_AT_GPU, PL_EV_DMA,
+			     "GPU reads the frame in the UMEM across PCIe",
+			     "addr len", gx->b.desc[i].addr, gx->b.desc[i].len,
+			     0, 0);
+	pl_trace_rec(t, unit, PL_AT_GPU, PL_EV_CHECK, check_step(r),
+		     "seq reason flow", r->seq, r->reason, r->flow, 0);
+}
+
+/*
+ * gpu_burst() with the first frames traced while *unit < t->units: the
+ * same steps, then the frames back on the fill ring, traced as well.
+ */
+static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
+{
+	struct gpu_xsk *gx = rx->gpu;
+	struct pl_trace *t = &rx->trace;
+	uint32_t idx_rx, idx_fq, i, n, first = *unit + 1, traced = 0;
+	int err = 0;
+	bool wake;
+
+	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
+	if (!n)
+		return 0;
+	for (i = 0; !err && i < n; i++)
+		err = gpu_desc(rx, gx, i,
+			       xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i));
+	if (!err)
+		err = pl_gpu_consume(gx->g, &gx->b, n);
+	if (err) {
+		gx->err = err;
+		pl_run_request_stop(&rx->run);
+	} else {
+		pl_gpu_account(&rx->stats, gx->b.res, n, pl_now_ns());
+		for (i = 0; i < n && *unit < t->units; i++, traced++)
+			gpu_trace_frame(rx, gx, ++*unit, idx_rx, i, n);
+	}
+	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
+		rx->fill_short++;
+	for (i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
+			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
+			rx->frame_mask;
+	xsk_ring_prod__submit(&rx->fq, n);
+	xsk_ring_cons__release(&rx->rx, n);
+	wake = xsk_ring_prod__needs_wakeup(&rx->fq);
+	for (i = 0; i < traced; i++) {
+		pl_trace_rec(
+			t, first + i, PL_AT_USER, PL_EV_RING,
+			"fill ring: frame back", "index addr count", idx_fq + i,
+			*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i), n, 0);
+		pl_trace_rec(t, first + i, PL_AT_USER, PL_EV_RING,
+			     "RX ring: release", "consumer count need_wakeup",
+			     idx_rx + n, n, wake, 0);
+	}
+	return n;
+}
+
+/* The traced GPU loop: --trace N frames step by step, then the plain one. */
+static void gpu_traced_loop(struct xsk_rx *rx)
+{
+	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
+	struct pl_trace *t = &rx->trace;
+	uint32_t unit = 0;
+
+	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+		if (gpu_traced_burst(rx, &unit))
+			continue;
+		rx->empty++;
+		if (rx->cfg->loop == LOOP_POLL) {
+			rx->syscalls++;
+			if (poll(&pfd, 1, 1000) > 0)
+				rx->wakeups++;
+		} else if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
+			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+			rx->syscalls++;
+		}
+	}
+	pl_trace_close(t);
+	rx->rx_plain(rx);
+}
+
+/* The GPU's one-time setup, as trace events. */
+static void gpu_trace_setup(struct xsk_rx *rx, struct gpu_xsk *gx)
+{
+	if (gx->copy)
+		pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_STEP,
+			     "pin the UMEM; device memory for a batch",
+			     "umem_addr bytes stage_addr stage_bytes",
+			     (uintptr_t)rx->area, rx->area_len,
+			     (uintptr_t)gx->stage,
+			     (uint64_t)rx->batch * rx->cfg->frame_size);
+	else
+		pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_STEP,
+			     "map the UMEM for the GPU",
+			     "umem_addr bytes dev_addr", (uintptr_t)rx->area,
+			     rx->area_len, gx->umem_dev, 0);
+}
+
 /* The variant's own figures inside gpu_detail. */
 static void gpu_xsk_json(struct pl_json *j, void *arg)
 {
@@ -185,6 +318,12 @@ int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 	}
 	rx->gpu = gx;
 	rx->rx_loop = c->loop == LOOP_POLL ? gpu_poll_loop : gpu_busy_loop;
+	if (c->rx.trace) {
+		/* Chosen once, here: the plain loop carries no trace code. */
+		rx->rx_plain = rx->rx_loop;
+		rx->rx_loop = gpu_traced_loop;
+		gpu_trace_setup(rx, gx);
+	}
 	return 0;
 }
 

@@ -451,10 +451,6 @@ int main(int argc, char **argv)
 				"redirect: XDP alone hands nothing over\n");
 		return PL_EXIT_USAGE;
 	}
-	if (c.rx.trace && c.gpu) {
-		fprintf(stderr, "pathlab-rx-xsk: --trace needs --gpu none\n");
-		return PL_EXIT_USAGE;
-	}
 	if (pl_rx_trace_open("pathlab-rx-xsk", &c.rx, &rx.trace, "pkt"))
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-xsk", &c.rx, &rx.run, &rx.stats))

@@ -141,6 +141,12 @@ void dpdk_trace_setup(struct dpdk_rx *rx, const struct cfg *c);
 /* The GPU variant (gpu_dpdk.c): steps 1-4 and its loop, before the port. */
 int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c);
 
+/*
+ * --trace N with --gpu: the GPU's setup as trace events, and its traced
+ * loop in place of the CPU's (after dpdk_trace_setup()).
+ */
+void gpu_dpdk_trace_setup(struct dpdk_rx *rx);
+
 /* Undo gpu_dpdk_setup(), after the port is closed. */
 void gpu_dpdk_teardown(struct dpdk_rx *rx);
 

@@ -120,6 +120,113 @@ static void gpu_dpdk_rx_loop(struct dpdk_rx *rx)
 }
 /* >8 gpu-dpdk-loop */
 
+/* A lab datagram, good or bad: what the trace follows (not ARP, ...). */
+static bool traced_kind(const struct pl_gpu_res *r)
+{
+	return r->reason == PL_OK ||
+	       pl_reason_is_bad((enum pl_reason)r->reason);
+}
+
+/* The consumer's verdict on a packet, as the step's static name. */
+static const char *check_step(const struct pl_gpu_res *r)
+{
+	if (r->reason == PL_OK)
+		return "consumer checks the packet: ok";
+	return pl_reason_is_bad((enum pl_reason)r->reason)
+		       ? "consumer checks the packet: bad"
+		       : "consumer checks the packet: other";
+}
+
+/* Trace the datagrams of a checked burst while *unit < t->units; free all. */
+static void gpu_traced_frames(struct dpdk_rx *rx, struct gpu_dpdk *gd,
+			      uint16_t n, uint64_t poll, uint64_t empty,
+			      uint32_t *unit)
+{
+	struct pl_trace *t = &rx->trace;
+	uint32_t first = *unit + 1, traced;
+	const struct pl_gpu_res *r;
+	uint16_t i;
+
+	for (i = 0; i < n && *unit < t->units; i++) {
+		r = &gd->b.res[i];
+		if (!traced_kind(r))
+			continue;
+		++*unit;
+		pl_trace_rec(t, *unit, PL_AT_USER, PL_EV_RING,
+			     "rte_eth_rx_burst (poll)",
+			     "poll returned index empty_before", poll, n, i,
+			     empty);
+		pl_trace_rec(t, *unit, PL_AT_NIC, PL_EV_DMA,
+			     "PMD writes the payload into device memory",
+			     "data_addr len in_device region_addr",
+			     gd->b.desc[i].addr, gd->b.desc[i].len,
+			     pl_gpu_in_device(gd->g, gd->b.desc[i].addr,
+					      gd->b.desc[i].len),
+			     (uintptr_t)gd->base);
+		pl_trace_rec(t, *unit, PL_AT_GPU, PL_EV_CHECK, check_step(r),
+			     "seq reason flow", r->seq, r->reason, r->flow, 0);
+	}
+	traced = *unit + 1 - first;
+	rte_pktmbuf_free_bulk(rx->bufs, n);
+	for (i = 0; i < traced; i++)
+		pl_trace_rec(t, first + i, PL_AT_USER, PL_EV_RING,
+			     "free mbufs to the pool",
+			     "count pool_free pool_in_use", n,
+			     rte_mempool_avail_count(rx->port.pool),
+			     rte_mempool_in_use_count(rx->port.pool), 0);
+}
+
+/* The traced GPU loop: --trace N frames step by step, then the plain one. */
+static void gpu_dpdk_traced_loop(struct dpdk_rx *rx)
+{
+	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
+	struct gpu_dpdk *gd = rx->gpu;
+	struct pl_trace *t = &rx->trace;
+	uint64_t tsc, prev = rte_rdtsc(), empty = 0;
+	uint32_t unit = 0;
+	uint16_t n;
+
+	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+		n = rte_eth_rx_burst(port, 0, rx->bufs, burst);
+		if (n) {
+			gd->err = gpu_burst(gd, rx->bufs, n);
+			if (gd->err) {
+				pl_run_request_stop(&rx->run);
+				rte_pktmbuf_free_bulk(rx->bufs, n);
+			} else {
+				pl_gpu_account(&rx->stats, gd->b.res, n,
+					       pl_now_ns());
+				gpu_traced_frames(rx, gd, n,
+						  rx->polls[0] + rx->polls[1] +
+							  1,
+						  empty, &unit);
+			}
+			empty = 0;
+		} else {
+			empty++;
+		}
+		tsc = rte_rdtsc();
+		rx->cycles[n != 0] += tsc - prev;
+		rx->polls[n != 0]++;
+		prev = tsc;
+	}
+	pl_trace_close(t);
+	rx->rx_plain(rx);
+}
+
+/* The device memory as a setup event; the traced GPU loop goes first. */
+void gpu_dpdk_trace_setup(struct dpdk_rx *rx)
+{
+	struct gpu_dpdk *gd = rx->gpu;
+
+	pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_STEP,
+		     "device memory: the mbufs' data buffers",
+		     "region_addr bytes page_bytes", (uintptr_t)gd->base,
+		     gd->len, gd->page, 0);
+	rx->rx_plain = gpu_dpdk_rx_loop;
+	rx->rx_loop = gpu_dpdk_traced_loop;
+}
+
 /* Record what a step did, for gpu_detail.dpdk_steps. */
 static void step(struct gpu_dpdk *gd, int i, const char *fmt, const char *s)
 {

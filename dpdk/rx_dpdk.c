@@ -124,6 +124,8 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 		rx->rx_plain = rx->rx_loop;
 		rx->rx_loop = dpdk_traced_loop;
 		dpdk_trace_setup(rx, c);
+		if (rx->gpu)
+			gpu_dpdk_trace_setup(rx);
 	}
 	return 0;
 
@@ -352,11 +354,6 @@ int main(int argc, char **argv)
 	if (rx.eal.note)
 		fprintf(stderr, "pathlab-rx-dpdk: %s\n", rx.eal.note);
 	rx.burst = c.burst;
-	if (c.rx.trace && c.gpu) {
-		fprintf(stderr, "pathlab-rx-dpdk: --trace follows the CPU's "
-				"poll loop: --gpu none\n");
-		return PL_EXIT_USAGE;
-	}
 	if (pl_rx_trace_open("pathlab-rx-dpdk", &c.rx, &rx.trace, "pkt"))
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &rx.run, &rx.stats))

@@ -132,6 +132,53 @@ fi
 check "trace: the traced run received everything" \
 	'.received == 500 and .gpu_verified == 500' "$TMP/trace.json"
 
+# check_gpu_trace NAME GPU-STEP: a traced GPU run of 200 datagrams, --trace
+# 10: the GPU step, then the consumer's check, for packets 1..10 in order,
+# sequence numbers 0..9, every verdict ok; the run verified all it received.
+check_gpu_trace() {
+	local tr=$TMP/$1.txt res
+	res=$(awk -v step="$2" '
+		/^\[pkt/ {
+			u = $2 + 0; sub(/\]$/, "", u)
+			if (index($0, step)) { ng++; gl[u] = NR; if (u != ng) bad = 1 }
+			if (index($0, "consumer checks the packet")) {
+				nc++
+				if (u != nc || !gl[u] || gl[u] > NR) bad = 1
+				if (!index($0, "packet: ok") || !index($0, " seq=" nc - 1 " ")) bad = 1
+			}
+		}
+		END { print (ng == 10 && nc == 10 && !bad) ? "ok" : "bad " ng " " nc }' "$tr")
+	if [ "$res" = ok ]; then
+		ok "$1: 10 datagrams: \"$2\", then the consumer: seq 0..9, ok"
+	else
+		bad "$1: $res: $(grep -E "$2|consumer checks" "$tr" | head -c 1200)"
+	fi
+	check "$1: the traced run verified what it received" \
+		'.received == 200 and .gpu_verified == .received and .gpu_bad == 0' \
+		"$TMP/$1.json" '{received, gpu_verified, gpu_bad}'
+}
+
+# 5b. The traced GPU loops of AF_XDP (mapped, copy) and DPDK.
+TRACE_TX="$TX --count 200 --rate 2000 --batch 2 --size 128"
+if [ -x "$RX_XSK" ]; then
+	run_pair xsk-mapped-trace "$RX_XSK" "$RX --gpu sim --count 200 \
+		--trace 10 --trace-file $TMP/xsk-mapped-trace.txt" "$TRACE_TX"
+	check_gpu_trace xsk-mapped-trace \
+		"GPU reads the frame in the UMEM across PCIe"
+	run_pair xsk-copy-trace "$RX_XSK" "$RX --gpu sim --gpu-mode copy \
+		--count 200 --trace 10 --trace-file $TMP/xsk-copy-trace.txt" \
+		"$TRACE_TX"
+	check_gpu_trace xsk-copy-trace "copy frame to device memory"
+fi
+if [ -x "$RX_DPDK" ]; then
+	run_pair dpdk-trace "$RX_DPDK" "$RX --vdev-kind af_packet --gpu sim \
+		--count 200 --trace 10 --trace-file $TMP/dpdk-trace.txt" \
+		"$TRACE_TX"
+	check_gpu_trace dpdk-trace "PMD writes the payload into device memory"
+	check "dpdk-trace: every mbuf's data inside the device memory" \
+		'.gpu_detail.mbufs_outside_device == 0' "$TMP/dpdk-trace.json"
+fi
+
 # 6. --gpu cuda where there is no GPU: a skip with the reason.
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
 	ns_exec rx "$BUILD/kernel-stack/pathlab-rx-socket" --gpu cuda \
