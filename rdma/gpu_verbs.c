@@ -121,6 +121,140 @@ static void gpu_poll_loop(struct verbs_rx *rx)
 	}
 }
 
+/* The consumer's verdict on a message, as the step's static name. */
+static const char *check_step(const struct pl_gpu_res *r)
+{
+	if (r->reason == PL_OK)
+		return "consumer checks the packet: ok";
+	return pl_reason_is_bad((enum pl_reason)r->reason)
+		       ? "consumer checks the packet: bad"
+		       : "consumer checks the packet: other";
+}
+
+/*
+ * gpu_burst() with the first messages traced while *unit < t->units: the
+ * completion, the NIC's write into device memory, the consumer's verdict
+ * and the repost.
+ */
+static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
+			     uint32_t *unit)
+{
+	uint64_t dev = (uintptr_t)gv->dev, bytes = 0;
+	uint32_t slot[VERBS_MAX_BATCH], of[VERBS_MAX_BATCH],
+		imm[VERBS_MAX_BATCH];
+	uint32_t at, off, len, first = *unit + 1, traced = 0;
+	struct pl_trace *t = &rx->trace;
+	const struct ibv_wc *wc;
+	unsigned k = 0, d = 0, i;
+	int err;
+
+	rx->completions += (unsigned)n;
+	for (i = 0; i < (unsigned)n; i++) {
+		wc = &rx->wc[i];
+		if (wc->status != IBV_WC_SUCCESS) {
+			rx->wc_errors++;
+			rx->last_wc_status = wc->status;
+			continue;
+		}
+		slot[k++] = (uint32_t)wc->wr_id;
+		imm[d] = 0;
+		if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+			imm[d] = rx->imm_last = ntohl(wc->imm_data);
+			rx->imm_completions++;
+			if (rx->imm_last >= rx->ep.slots) {
+				rx->imm_bad_slot++;
+				continue;
+			}
+			at = rx->imm_last;
+			off = 0;
+			len = wc->byte_len;
+		} else {
+			at = (uint32_t)wc->wr_id;
+			off = rx->grh;
+			len = wc->byte_len > off ? wc->byte_len - off : 0;
+		}
+		of[d] = i;
+		gv->b.desc[d++] = (struct pl_gpu_desc){
+			.addr = dev + (uint64_t)at * VERBS_SLOT + off,
+			.len = len,
+		};
+		bytes += len;
+	}
+	if (d) {
+		pl_gpu_nic_wrote(gv->g, d, bytes);
+		err = pl_gpu_consume(gv->g, &gv->b, d);
+		if (err) {
+			gv->err = err;
+			pl_run_request_stop(&rx->run);
+			return;
+		}
+		pl_gpu_account(&rx->stats, gv->b.res, d, pl_now_ns());
+	}
+	for (i = 0; i < d && *unit < t->units; i++, traced++) {
+		wc = &rx->wc[of[i]];
+		++*unit;
+		pl_trace_rec(t, *unit, PL_AT_USER, PL_EV_RING,
+			     "ibv_poll_cq(): completion",
+			     "wr_id byte_len imm opcode", wc->wr_id,
+			     wc->byte_len, imm[i], wc->opcode);
+		pl_trace_rec(t, *unit, PL_AT_NIC, PL_EV_DMA,
+			     "NIC writes the message into device memory",
+			     "addr len slot", gv->b.desc[i].addr,
+			     gv->b.desc[i].len,
+			     (gv->b.desc[i].addr - dev) / VERBS_SLOT, 0);
+		pl_trace_rec(t, *unit, PL_AT_GPU, PL_EV_CHECK,
+			     check_step(&gv->b.res[i]), "seq reason flow",
+			     gv->b.res[i].seq, gv->b.res[i].reason,
+			     gv->b.res[i].flow, 0);
+	}
+	if (rx_verbs_post(rx, slot, (int)k))
+		rx->post_errors++;
+	for (i = 0; i < traced; i++)
+		pl_trace_rec(t, first + i, PL_AT_USER, PL_EV_RING,
+			     "repost the buffer (ibv_post_recv)",
+			     "wr_id call count", rx->wc[of[i]].wr_id,
+			     rx->recv_posts, (uint64_t)k, 0);
+}
+
+/* The traced GPU loop: --trace N messages step by step, then the plain one. */
+static void gpu_traced_loop(struct verbs_rx *rx)
+{
+	struct gpu_verbs *gv = rx->gpu;
+	struct pl_trace *t = &rx->trace;
+	uint32_t unit = 0;
+	int n;
+
+	verbs_trace_qp(rx, "QP after the accept");
+	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
+		rx->polls++;
+		if (n <= 0) {
+			rx->empty++;
+			continue;
+		}
+		gpu_traced_burst(rx, gv, n, &unit);
+		if (gv->err)
+			break;
+	}
+	pl_trace_close(t);
+	if (!gv->err)
+		rx->rx_plain(rx);
+}
+
+void gpu_verbs_trace(struct verbs_rx *rx)
+{
+	struct gpu_verbs *gv = rx->gpu;
+
+	rx->rx_plain = rx->rx_loop;
+	rx->rx_loop = gpu_traced_loop;
+	pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_DMA,
+		     !strcmp(gv->call, "ibv_reg_dmabuf_mr")
+			     ? "register device memory: ibv_reg_dmabuf_mr"
+			     : "register device memory: ibv_reg_mr",
+		     "addr bytes lkey rkey", (uintptr_t)gv->dev, gv->len,
+		     rx->ep.mr->lkey, rx->ep.mr->rkey);
+}
+
 /* 8< gpu-verbs-register */
 /* The ring in device memory, registered: dma-buf first, then peermem. */
 static int gpu_reg_ring(struct verbs_ep *ep, size_t len, unsigned access,
@@ -197,10 +331,9 @@ static int gpu_verbs_check(struct verbs_rx *rx, const struct rx_cfg *c)
 {
 	const char *name = ibv_get_device_name(rx->ep.ctx->device);
 
-	if (c->cq != RX_CQ_POLL || c->rx.trace) {
+	if (c->cq != RX_CQ_POLL) {
 		fprintf(stderr, "pathlab-rx-verbs: --gpu follows the "
-				"busy-polled CQ, untraced: --cq poll, no "
-				"--trace\n");
+				"busy-polled CQ: --cq poll\n");
 		return PL_EXIT_USAGE;
 	}
 	if (c->gpu == PL_GPU_CUDA && cpu_copies(rx->ep.ctx)) {

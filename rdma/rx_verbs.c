@@ -105,7 +105,7 @@ static int before_accept(void *arg)
 			slot[k] = i + k;
 		err = post_slots(rx, slot, (int)n);
 	}
-	if (rx->rx_loop == verbs_traced_loop)
+	if (rx->cfg->rx.trace)
 		verbs_trace_posted(rx);
 	verbs_hwctr_read(&rx->ep.where, &rx->hw_before);
 	pl_sysctr_read(&rx->before, rx->ifname);
@@ -249,9 +249,13 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 		rx->rx_loop = c->cq == RX_CQ_EVENT ? event_loop : poll_loop;
 	if (c->rx.trace) {
 		/* Chosen once, here: the plain loop carries no trace code. */
-		rx->rx_plain = rx->rx_loop;
-		rx->rx_loop = verbs_traced_loop;
 		verbs_trace_setup(rx);
+		if (rx->gpu) {
+			gpu_verbs_trace(rx);
+		} else {
+			rx->rx_plain = rx->rx_loop;
+			rx->rx_loop = verbs_traced_loop;
+		}
 	}
 	return 0;
 

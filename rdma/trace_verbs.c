@@ -27,7 +27,7 @@ static unsigned qp_state(struct ibv_qp *qp)
 }
 
 /* Record the QP: its number, type, and state now. */
-static void trace_qp(struct verbs_rx *rx, const char *name)
+void verbs_trace_qp(struct verbs_rx *rx, const char *name)
 {
 	struct ibv_qp *qp = rx->ep.qp;
 
@@ -55,13 +55,13 @@ void verbs_trace_setup(struct verbs_rx *rx)
 		     "addr length lkey rkey", (uintptr_t)ep->mr->addr,
 		     ep->mr->length, ep->mr->lkey, ep->mr->rkey);
 	if (ep->qp) /* --oob: the QP exists already; rdma_cm makes it later */
-		trace_qp(rx, "QP created");
+		verbs_trace_qp(rx, "QP created");
 }
 
 /* The QP's state and the receives posted, before the accept. */
 void verbs_trace_posted(struct verbs_rx *rx)
 {
-	trace_qp(rx, "QP before the accept");
+	verbs_trace_qp(rx, "QP before the accept");
 	pl_trace_rec(&rx->trace, 0, PL_AT_USER, PL_EV_RING,
 		     "post receive requests", "count calls first_addr lkey",
 		     rx->depth, rx->recv_posts, (uintptr_t)rx->ep.buf,
@@ -145,7 +145,7 @@ void verbs_traced_loop(struct verbs_rx *rx)
 	uint32_t unit = 0;
 	int n;
 
-	trace_qp(rx, "QP after the accept");
+	verbs_trace_qp(rx, "QP after the accept");
 	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
 		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;

@@ -79,12 +79,21 @@ void verbs_trace_setup(struct verbs_rx *rx);
 /* trace_verbs.c: the QP and the receives posted, just before the accept. */
 void verbs_trace_posted(struct verbs_rx *rx);
 
+/* trace_verbs.c: record the QP's number, type and state now, as name. */
+void verbs_trace_qp(struct verbs_rx *rx, const char *name);
+
 /*
  * gpu_verbs.c: the GPU variant, between verbs_ep_open() and the objects:
  * refuses a CPU-copying device (exit 77), opens the GPU, places the ring
  * in device memory and chooses its loop; 0 or -errno.
  */
 int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c);
+
+/*
+ * gpu_verbs.c: with --trace, choose the traced GPU loop (the plain one
+ * follows it) and record the registered device memory.
+ */
+void gpu_verbs_trace(struct verbs_rx *rx);
 
 /* gpu_verbs.c: undo gpu_verbs_setup(), once the MR is gone. */
 void gpu_verbs_teardown(struct verbs_rx *rx);

@@ -107,6 +107,28 @@ rxe*)
 	;;
 esac
 
+# 3c. --gpu sim --trace 10: per message the completion, the NIC's write
+# into device memory, the consumer's verdict there, the repost.
+run_pair gpu_trace "$RX --count 200 --mode ud --depth 1024 --gpu sim --trace 10 --trace-file $OUT/gpu_trace.txt" \
+	"$TX --count 200 --mode ud --rate 2000"
+gtr=$OUT/gpu_trace.txt
+good=1
+for s in 'ibv_poll_cq(): completion' 'NIC writes the message into device memory' \
+	'consumer checks the packet: ok' 'repost the buffer'; do
+	[ "$(grep -cF "$s" "$gtr")" -eq 10 ] || good=0
+done
+order=$(grep '^\[msg' "$gtr" |
+	sed -E 's/^\[msg +([0-9]+)\] +[-0-9.]+ +[a-z]+ +[a-z]+ +(....).*/\1 \2/' |
+	awk '{ s[$1] = s[$1] $2 } END { for (k in s) print s[k] }' | sort -u)
+gseqs=$(grep -F 'consumer checks the packet' "$gtr" | sed 's/.* seq=\([0-9]*\).*/\1/' | tr '\n' ' ')
+[ $good -eq 1 ] && [ "$(grep -c '^\[msg' "$gtr")" -eq 40 ] && [ "$order" = "ibv_NICconsrepo" ] &&
+	[ "$gseqs" = "$(seq -s ' ' 0 9) " ] && grep -qF 'register device memory: ibv_reg_mr' "$gtr" &&
+	ok "gpu trace: 10 messages, completion -> device memory -> consumer ok -> repost, seq 0..9" ||
+	bad "gpu trace: steps, order or sequence numbers" "order $order, seqs $gseqs; $(grep -c '^\[msg' "$gtr" 2>/dev/null) steps"
+check "gpu trace: the traced GPU run verified everything" \
+	'.received == 200 and .gpu == "sim" and .gpu_verified == .received and .gpu_bad == 0' "$OUT/gpu_trace.json" \
+	'{received, gpu, gpu_verified, gpu_bad}'
+
 # 4. Completion events instead of busy polling, for UD and RC.
 run_pair ud_event "$RX --count 3000 --mode ud --cq event --depth 4096" \
 	"$TX --count 3000 --mode ud --rate 10000" && show ud_event
