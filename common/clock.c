@@ -183,3 +183,18 @@ int64_t pl_realtime_offset_ns(void)
 	}
 	return off;
 }
+
+void pl_wait_until(uint64_t deadline, uint64_t spin_ns)
+{
+	uint64_t now = pl_now_ns(), wake;
+	struct timespec ts;
+
+	if (deadline > now + spin_ns) {
+		wake = deadline - spin_ns;
+		ts.tv_sec = (time_t)(wake / 1000000000ull);
+		ts.tv_nsec = (long)(wake % 1000000000ull);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+	while (pl_now_ns() < deadline)
+		;
+}

@@ -74,6 +74,12 @@ int pl_tsc_calibrate(struct pl_tsc *t, unsigned ms);
 const struct pl_tsc *pl_tsc(void);
 
 /*
+ * Wait until deadline (CLOCK_MONOTONIC ns) with low jitter: sleep most of
+ * the way, then spin the last spin_ns. Used to pace senders.
+ */
+void pl_wait_until(uint64_t deadline, uint64_t spin_ns);
+
+/*
  * CLOCK_REALTIME minus CLOCK_MONOTONIC in ns, sampled tightly; subtract it
  * from a CLOCK_REALTIME stamp (SO_TIMESTAMPING) to bring it into the
  * monotonic domain.

@@ -56,23 +56,6 @@ void gen_fill_payload(void *buf, unsigned len, const struct gen_msg *m)
 	}
 }
 
-/* Wait until deadline: sleep most of the way, spin the rest (low jitter). */
-static void wait_until(uint64_t deadline)
-{
-	uint64_t now = pl_now_ns();
-	struct timespec ts;
-
-	if (deadline > now + SPIN_NS) {
-		deadline -= SPIN_NS;
-		ts.tv_sec = (time_t)(deadline / 1000000000ull);
-		ts.tv_nsec = (long)(deadline % 1000000000ull);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		deadline += SPIN_NS;
-	}
-	while (pl_now_ns() < deadline)
-		;
-}
-
 /* The next malformation of the --bad-every train, cycling through all. */
 static enum pl_reason next_bad(void)
 {
@@ -161,7 +144,7 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		if (c->count && c->count - res->sent < n)
 			n = (unsigned)(c->count - res->sent);
 		if (c->rate) {
-			wait_until(deadline);
+			pl_wait_until(deadline, SPIN_NS);
 			deadline += (uint64_t)n * 1000000000ull / c->rate;
 		}
 		fill_batch(c, res, m, n, (uint8_t)flow);

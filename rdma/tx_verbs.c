@@ -38,23 +38,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* Wait until deadline: sleep most of the way, spin the rest. */
-static void wait_until(uint64_t deadline)
-{
-	uint64_t now = pl_now_ns();
-	struct timespec ts;
-
-	if (deadline > now + SPIN_NS) {
-		deadline -= SPIN_NS;
-		ts.tv_sec = (time_t)(deadline / 1000000000ull);
-		ts.tv_nsec = (long)(deadline % 1000000000ull);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		deadline += SPIN_NS;
-	}
-	while (pl_now_ns() < deadline)
-		;
-}
-
 /* Break a built payload in the way why names; may shorten it. */
 static void corrupt(uint8_t *buf, uint32_t *len, enum pl_reason why)
 {
@@ -208,7 +191,7 @@ static void send_train(struct verbs_tx *tx, const struct tx_cfg *c)
 		left = c->count - tx->good;
 		n = left < tx->batch ? (unsigned)left : tx->batch;
 		if (c->rate) {
-			wait_until(deadline);
+			pl_wait_until(deadline, SPIN_NS);
 			deadline += (uint64_t)n * 1000000000ull / c->rate;
 		}
 		if (!post_batch(tx, n, false))
