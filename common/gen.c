@@ -6,6 +6,10 @@
  * The loop owns sequence numbers, pacing and accounting; a back end
  * (gen_udp.c: sendmmsg on UDP sockets, gen_packet.c: raw frames on
  * AF_PACKET) only puts a batch on the wire.
+ *
+ * --threads N runs N such loops, each pinned to its own CPU with its own
+ * flows, back end and counts, and sums them at the end. --pingpong
+ * (gen_pingpong.c) replaces the train by round trips, one ping at a time.
  */
 #include "gen.h"
 #include "budget.h"
@@ -17,27 +21,37 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define SPIN_NS 50000 /* paced mode: sleep until this close, then spin */
+#include <unistd.h>
 
 static const char *const tx_names[] = { "udp", "packet", "udp-gso", NULL };
 static const struct gen_tx_ops *const tx_ops[] = { &gen_tx_udp, &gen_tx_packet,
 						   &gen_tx_udp_gso };
 
-struct gen_result {
-	uint64_t sent, errors, batches, bad_sent, end_sent;
-	uint64_t bad[PL_REASON_MAX];
-	uint64_t seq[GEN_MAX_FLOWS];
-	uint64_t start_ns, end_ns;
-	int last_errno;
-	struct pl_sysctr before, after;
+/*
+ * One sender thread: its share of the run, its own back end (sockets),
+ * its own result. Thread 0 runs on main's thread, the others are spawned.
+ */
+struct gen_thread {
+	struct gen_cfg cfg;
+	const struct gen_tx_ops *ops;
+	void *ctx;
+	struct gen_result res;
+	struct gen_rtt *rtt; /* --pingpong: thread 0's round trips */
+	pthread_t tid;
+	int err; /* pinning failed: -errno */
 };
 
 static volatile sig_atomic_t stop;
+static struct gen_thread *threads;
+static unsigned nthreads;
+/* All threads pinned; all trains sent (end markers only after both). */
+static pthread_barrier_t all_pinned, trains_done;
 
 static void on_signal(int sig)
 {
@@ -50,19 +64,24 @@ void gen_fill_payload(void *buf, unsigned len, const struct gen_msg *m)
 	struct pl_hdr *h = buf;
 
 	pl_build_payload(buf, len, m->flow, m->seq, pl_now_ns());
-	if (m->end) {
+	if (m->end)
 		h->ver_flags |= PL_FLAG_END | (uint8_t)(m->round << 6);
+	if (m->ping)
+		h->ver_flags |= PL_FLAG_PING;
+	if (m->end || m->ping)
 		pl_payload_reseal(buf, len);
-	}
 }
 
 /* The next malformation of the --bad-every train, cycling through all. */
-static enum pl_reason next_bad(void)
+static enum pl_reason next_bad(struct gen_result *res)
 {
-	static unsigned r = PL_BAD_ETH_TRUNC;
-	enum pl_reason why = r;
+	enum pl_reason why;
 
-	r = r + 1 < PL_REASON_MAX ? r + 1 : PL_BAD_ETH_TRUNC;
+	if (res->bad_next < PL_BAD_ETH_TRUNC)
+		res->bad_next = PL_BAD_ETH_TRUNC;
+	why = res->bad_next;
+	res->bad_next = res->bad_next + 1 < PL_REASON_MAX ? res->bad_next + 1
+							  : PL_BAD_ETH_TRUNC;
 	return why;
 }
 
@@ -70,13 +89,12 @@ static enum pl_reason next_bad(void)
 static unsigned fill_batch(const struct gen_cfg *c, struct gen_result *res,
 			   struct gen_msg *m, unsigned n, uint8_t flow)
 {
-	static uint64_t k;
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		m[i] = (struct gen_msg){ .flow = flow, .bad = PL_OK };
-		if (c->bad_every && ++k % c->bad_every == 0)
-			m[i].bad = next_bad();
+		if (c->bad_every && ++res->bad_k % c->bad_every == 0)
+			m[i].bad = next_bad(res);
 		else
 			m[i].seq = (uint32_t)res->seq[flow]++;
 	}
@@ -108,31 +126,50 @@ static void account(struct gen_result *res, const struct gen_msg *m, unsigned n,
 	}
 }
 
-/* Print a progress line once a second on long runs. */
+/* Make this thread's counts visible to thread 0's progress line. */
+static void publish(struct gen_result *r)
+{
+	__atomic_store_n(&r->shown[0], r->sent, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->shown[1], r->errors, __ATOMIC_RELAXED);
+}
+
+/* Print a progress line once a second on long runs: thread 0, all threads. */
 static void progress(const struct gen_cfg *c, const struct gen_result *r,
 		     uint64_t now, uint64_t *next, uint64_t *last_sent)
 {
-	double pps = (double)(r->sent - *last_sent);
+	uint64_t sent = 0, errors = 0;
+	unsigned i;
+	double pps;
 
-	if (c->quiet || now < *next)
+	if (c->quiet || c->thread || now < *next)
 		return;
+	for (i = 0; i < nthreads; i++) {
+		sent += __atomic_load_n(&threads[i].res.shown[0],
+					__ATOMIC_RELAXED);
+		errors += __atomic_load_n(&threads[i].res.shown[1],
+					  __ATOMIC_RELAXED);
+	}
+	pps = (double)(sent - *last_sent);
 	fprintf(stderr,
 		"pathlab-gen: %6.1f s %9.1f kpps %7.3f Gbit/s  sent %llu"
 		"  errors %llu\n",
 		(double)(now - r->start_ns) / 1e9, pps / 1e3,
-		pps * c->frame_bytes * 8 / 1e9, (unsigned long long)r->sent,
-		(unsigned long long)r->errors);
-	*last_sent = r->sent;
+		pps * c->frame_bytes * 8 / 1e9, (unsigned long long)sent,
+		(unsigned long long)errors);
+	*last_sent = sent;
 	*next += 1000000000ull;
 }
 
-/* Send the train: batches round-robin over flows, paced when rate is set. */
+/*
+ * Send the train: batches round-robin over this thread's flows, paced when
+ * rate is set.
+ */
 static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		       void *ctx, struct gen_result *res)
 {
 	struct gen_msg m[GEN_MAX_BATCH];
 	uint64_t total = 0, next_report, last_sent = 0, deadline, end_ns = 0;
-	unsigned n, flow = 0;
+	unsigned n, flow = c->thread;
 	int sent;
 
 	res->start_ns = deadline = pl_now_ns();
@@ -144,7 +181,7 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		if (c->count && c->count - res->sent < n)
 			n = (unsigned)(c->count - res->sent);
 		if (c->rate) {
-			pl_wait_until(deadline, SPIN_NS);
+			pl_wait_until(deadline, GEN_SPIN_NS);
 			deadline += (uint64_t)n * 1000000000ull / c->rate;
 		}
 		fill_batch(c, res, m, n, (uint8_t)flow);
@@ -152,7 +189,9 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		account(res, m, n, sent);
 		res->batches++;
 		total += n;
-		flow = (flow + 1) % c->flows;
+		flow += c->threads;
+		if (flow >= c->flows)
+			flow = c->thread;
 		if (sent < 0 && sent != -ENOBUFS && sent != -EAGAIN &&
 		    sent != -EINTR && sent != -ECONNREFUSED &&
 		    res->errors > 1000)
@@ -160,15 +199,17 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		if ((res->batches & 63) == 0) {
 			uint64_t now = pl_now_ns();
 
+			publish(res);
 			progress(c, res, now, &next_report, &last_sent);
 			if (end_ns && now >= end_ns)
 				break;
 		}
 	}
 	res->end_ns = pl_now_ns();
+	publish(res);
 }
 
-/* End markers per flow, 20 ms apart: seq carries the count sent. */
+/* End markers per flow of this thread, 20 ms apart: seq carries the count. */
 static void send_end(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		     void *ctx, struct gen_result *res)
 {
@@ -177,7 +218,7 @@ static void send_end(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 	unsigned round, f;
 
 	for (round = 0; round < PL_END_ROUNDS; round++) {
-		for (f = 0; f < c->flows; f++) {
+		for (f = c->thread; f < c->flows; f += c->threads) {
 			m = (struct gen_msg){ .flow = (uint8_t)f,
 					      .seq = (uint32_t)res->seq[f],
 					      .end = true,
@@ -190,9 +231,168 @@ static void send_end(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 	}
 }
 
+/*
+ * One sender thread: pin to its CPU, send its train (or the ping-pong),
+ * then, once every thread's train is out, its flows' end markers. The
+ * receivers stop at the first end marker they see, so no marker may
+ * overtake another thread's data.
+ */
+static void *sender(void *arg)
+{
+	struct gen_thread *t = arg;
+	unsigned i;
+	bool ok = true;
+
+	if (t->res.cpu >= 0)
+		t->err = pl_pin_cpu((unsigned)t->res.cpu);
+	pthread_barrier_wait(&all_pinned);
+	for (i = 0; i < nthreads; i++)
+		ok = ok && !threads[i].err;
+	if (ok && t->cfg.pingpong)
+		gen_pingpong(&t->cfg, t->ops, t->ctx, &t->res, t->rtt, &stop);
+	else if (ok)
+		send_train(&t->cfg, t->ops, t->ctx, &t->res);
+	pthread_barrier_wait(&trains_done);
+	if (ok && !t->cfg.no_end)
+		send_end(&t->cfg, t->ops, t->ctx, &t->res);
+	return NULL;
+}
+
+/*
+ * Cut the run into the threads' shares: count and rate exactly (the
+ * remainders to the first threads), flows by f % threads; thread t runs
+ * on CPU (--cpu + t) mod ncpu, or t when --cpu is not given and there is
+ * more than one thread.
+ */
+static void split_run(const struct gen_cfg *c, unsigned ncpu)
+{
+	unsigned t, n = c->threads;
+
+	for (t = 0; t < n; t++) {
+		struct gen_thread *g = &threads[t];
+
+		g->cfg = *c;
+		g->cfg.thread = t;
+		g->cfg.count = c->count / n + (t < c->count % n);
+		g->cfg.rate = c->rate / n + (t < c->rate % n);
+		g->ops = tx_ops[c->tx];
+		if (c->cpu >= 0) /* --cpu as given for one thread */
+			g->res.cpu =
+				n > 1 ? (int)(((unsigned)c->cpu + t) % ncpu)
+				      : c->cpu;
+		else
+			g->res.cpu = n > 1 ? (int)(t % ncpu) : -1;
+	}
+}
+
+/* Open every thread's back end; on failure close the ones opened. */
+static int open_all(void)
+{
+	unsigned t;
+	int err;
+
+	for (t = 0; t < nthreads; t++) {
+		err = threads[t].ops->open(&threads[t].cfg, &threads[t].ctx);
+		if (err) {
+			while (t--)
+				threads[t].ops->close(threads[t].ctx);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run all sender threads (thread 0 on this one) and wait for them.
+ * Returns 0, or -errno when a thread could not be pinned (reported).
+ */
+static int run_threads(void)
+{
+	unsigned t, started = 1;
+	int err = 0;
+
+	pthread_barrier_init(&all_pinned, NULL, nthreads);
+	pthread_barrier_init(&trains_done, NULL, nthreads);
+	for (t = 1; t < nthreads; t++) {
+		err = -pthread_create(&threads[t].tid, NULL, sender,
+				      &threads[t]);
+		if (err)
+			break;
+		started++;
+	}
+	if (err) {
+		/* The barriers expect every thread: too few would hang. */
+		fprintf(stderr, "pathlab-gen: starting thread %u: %s\n", t,
+			strerror(-err));
+		exit(PL_EXIT_FAIL);
+	}
+	sender(&threads[0]);
+	for (t = 1; t < started; t++)
+		pthread_join(threads[t].tid, NULL);
+	pthread_barrier_destroy(&all_pinned);
+	pthread_barrier_destroy(&trains_done);
+	for (t = 0; t < nthreads; t++) {
+		if (!threads[t].err)
+			continue;
+		fprintf(stderr,
+			"pathlab-gen: thread %u: pinning to CPU %d: %s\n", t,
+			threads[t].res.cpu, strerror(-threads[t].err));
+		err = threads[t].err;
+	}
+	return err;
+}
+
+/* Sum the threads' results into tot (the run's totals). */
+static void sum_threads(struct gen_result *tot)
+{
+	const struct gen_result *r;
+	unsigned t, i;
+
+	for (t = 0; t < nthreads; t++) {
+		r = &threads[t].res;
+		tot->sent += r->sent;
+		tot->errors += r->errors;
+		tot->batches += r->batches;
+		tot->bad_sent += r->bad_sent;
+		tot->end_sent += r->end_sent;
+		for (i = 0; i < PL_REASON_MAX; i++)
+			tot->bad[i] += r->bad[i];
+		if (r->last_errno)
+			tot->last_errno = r->last_errno;
+		if (!t || r->start_ns < tot->start_ns)
+			tot->start_ns = r->start_ns;
+		if (r->end_ns > tot->end_ns)
+			tot->end_ns = r->end_ns;
+	}
+}
+
+/* The threads' part of the JSON: how many, and what each one sent. */
+static void write_threads(struct pl_json *j)
+{
+	const struct gen_thread *g;
+	unsigned t, f, flows;
+
+	pl_json_u64(j, "threads", nthreads);
+	pl_json_arr(j, "per_thread");
+	for (t = 0; t < nthreads; t++) {
+		g = &threads[t];
+		for (f = 0, flows = 0; f < g->cfg.flows; f++)
+			flows += gen_flow_mine(&g->cfg, f);
+		pl_json_obj(j, NULL);
+		pl_json_u64(j, "thread", t);
+		pl_json_i64(j, "cpu", g->res.cpu);
+		pl_json_u64(j, "sent", g->res.sent);
+		pl_json_u64(j, "send_errors", g->res.errors);
+		pl_json_u64(j, "end_markers_sent", g->res.end_sent);
+		pl_json_u64(j, "flows", flows);
+		pl_json_end(j);
+	}
+	pl_json_endarr(j);
+}
+
 /* The generator's JSON: what it sent, and what its side of the link lost. */
 static void write_json(FILE *f, const struct gen_cfg *c,
-		       const struct gen_result *r)
+		       const struct gen_result *r, const struct gen_rtt *rtt)
 {
 	struct pl_sysctr d;
 	struct pl_json j;
@@ -223,6 +423,9 @@ static void write_json(FILE *f, const struct gen_cfg *c,
 		pl_json_u64(&j, pl_reason_name(i), r->bad[i]);
 	pl_json_end(&j);
 	pl_json_u64(&j, "end_markers_sent", r->end_sent);
+	write_threads(&j);
+	if (rtt)
+		gen_rtt_json(&j, rtt);
 	pl_json_dbl(&j, "duration_s", secs);
 	pl_json_dbl(&j, "pps", pps);
 	pl_json_dbl(&j, "gbps", pps * c->frame_bytes * 8 / 1e9);
@@ -244,6 +447,72 @@ static void write_json(FILE *f, const struct gen_cfg *c,
 	pl_json_end(&j);
 	pl_json_end(&j);
 	pl_json_done(&j);
+}
+
+/* --threads: defaults and limits; a one-line error and -EINVAL. */
+static int check_threads(struct gen_cfg *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!c->flows)
+		c->flows = c->threads;
+	if (c->flows < c->threads) {
+		fprintf(stderr,
+			"pathlab-gen: --flows %u is less than --threads %u "
+			"(each thread sends flows of its own)\n",
+			c->flows, c->threads);
+		return -EINVAL;
+	}
+	if (c->count && c->count < c->threads) {
+		fprintf(stderr,
+			"pathlab-gen: --count %llu is less than --threads %u\n",
+			(unsigned long long)c->count, c->threads);
+		return -EINVAL;
+	}
+	if (c->rate && c->rate < c->threads) {
+		fprintf(stderr,
+			"pathlab-gen: --rate %llu is less than --threads %u "
+			"(the rate is shared by the threads)\n",
+			(unsigned long long)c->rate, c->threads);
+		return -EINVAL;
+	}
+	if (c->threads > 1 && c->cpu >= 0 && ncpu > 0 && c->cpu >= ncpu) {
+		fprintf(stderr,
+			"pathlab-gen: --cpu %d with --threads: only %ld CPUs "
+			"online\n",
+			c->cpu, ncpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --pingpong: UDP only, one thread, a warm-up shorter than the run. */
+static int check_pingpong(struct gen_cfg *c)
+{
+	if (c->tx != GEN_TX_UDP) {
+		fprintf(stderr, "pathlab-gen: --pingpong needs --tx udp\n");
+		return -EINVAL;
+	}
+	if (c->threads > 1) {
+		fprintf(stderr, "pathlab-gen: --pingpong runs one thread "
+				"(--threads 1)\n");
+		return -EINVAL;
+	}
+	if (!c->flows)
+		c->flows = 1;
+	if (c->warmup == UINT_MAX) /* 100, or a tenth of a short run */
+		c->warmup = c->count && c->count < 1000
+				    ? (unsigned)c->count / 10
+				    : 100;
+	if (c->count && c->warmup >= c->count) {
+		fprintf(stderr,
+			"pathlab-gen: --warmup %u leaves nothing of --count "
+			"%llu to measure\n",
+			c->warmup, (unsigned long long)c->count);
+		return -EINVAL;
+	}
+	c->batch = 1;
+	return 0;
 }
 
 /* Resolve sizes and defaults; a one-line error and -EINVAL when invalid. */
@@ -278,7 +547,40 @@ static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 	}
 	if (!c->batch)
 		c->batch = c->rate ? 1 : 64;
-	return 0;
+	return c->pingpong ? check_pingpong(c) : check_threads(c);
+}
+
+/* Print the one-line summary of the run on stderr. */
+static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
+			  const struct gen_rtt *rtt)
+{
+	if (c->quiet)
+		return;
+	fprintf(stderr,
+		"pathlab-gen: sent %llu datagrams of %u B "
+		"frames in %.3f s, %llu send errors%s%s\n",
+		(unsigned long long)r->sent, c->frame_bytes,
+		(double)(r->end_ns - r->start_ns) / 1e9,
+		(unsigned long long)r->errors, r->last_errno ? ", last: " : "",
+		r->last_errno ? strerror(r->last_errno) : "");
+	if (rtt)
+		gen_rtt_print(stderr, rtt);
+}
+
+/* Write the JSON summary to path (- = stdout); PL_EXIT_* */
+static int save_json(const char *path, const struct gen_cfg *c,
+		     const struct gen_result *r, const struct gen_rtt *rtt)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		perror(path);
+		return PL_EXIT_FAIL;
+	}
+	write_json(f, c, r, rtt);
+	if (f != stdout)
+		fclose(f);
+	return PL_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -286,14 +588,16 @@ int main(int argc, char **argv)
 	struct gen_cfg c = { .dst = "198.18.0.2",
 			     .port = PL_UDP_PORT,
 			     .src_port = 10000,
-			     .flows = 1,
 			     .count = 100000,
-			     .cpu = -1 };
+			     .cpu = -1,
+			     .threads = 1,
+			     .warmup = UINT_MAX,
+			     .reply_timeout_ms = 100 };
 	const char *json = NULL;
-	unsigned size = 0, payload = 0, cpu = UINT_MAX;
+	unsigned size = 0, payload = 0, cpu = UINT_MAX, t;
 	struct gen_result res = { 0 };
-	const struct gen_tx_ops *ops;
-	void *ctx;
+	struct gen_rtt *rtt = NULL;
+	long ncpu;
 	int err;
 	const struct pl_opt opts[] = {
 		{ "dst", PL_OPT_STR, &c.dst, "ADDR",
@@ -307,16 +611,23 @@ int main(int argc, char **argv)
 		{ "payload", PL_OPT_U32, &payload, "BYTES",
 		  "UDP payload size instead of --size", PL_HDR_LEN, 1472 },
 		{ "count", PL_OPT_U64, &c.count, "N",
-		  "datagrams to send, 0 = until --duration (100000)" },
+		  "datagrams (pings) to send in all, 0 = until --duration "
+		  "(100000)" },
 		{ "duration", PL_OPT_DOUBLE, &c.duration_s, "S",
 		  "stop after S seconds" },
 		{ "rate", PL_OPT_U64, &c.rate, "PPS",
-		  "datagrams per second, paced; 0 = as fast as possible" },
+		  "datagrams (pings) per second in all, paced; 0 = as fast as "
+		  "possible" },
 		{ "batch", PL_OPT_U32, &c.batch, "N",
 		  "datagrams per sendmmsg (64; 1 when paced)", 1,
 		  GEN_MAX_BATCH },
 		{ "flows", PL_OPT_U32, &c.flows, "N",
-		  "flows (source ports) to spread over (1)", 1, GEN_MAX_FLOWS },
+		  "flows (source ports) to spread over (1; --threads N: N)", 1,
+		  GEN_MAX_FLOWS },
+		{ "threads", PL_OPT_U32, &c.threads, "N",
+		  "sender threads; thread t sends flows f % N == t, on CPU "
+		  "(--cpu + t) mod CPUs (1)",
+		  1, GEN_MAX_THREADS },
 		{ "tx", PL_OPT_CHOICE, &c.tx, "MODE", "transmit through", 0, 0,
 		  tx_names },
 		{ "iface", PL_OPT_STR, &c.iface, "IF",
@@ -324,7 +635,17 @@ int main(int argc, char **argv)
 		{ "bad-every", PL_OPT_U32, &c.bad_every, "N",
 		  "with --tx packet, every Nth frame is malformed", 2,
 		  1000000 },
-		{ "cpu", PL_OPT_U32, &cpu, "N", "pin to this CPU", 0, 4095 },
+		{ "pingpong", PL_OPT_FLAG, &c.pingpong, NULL,
+		  "round trips (--tx udp): send a ping, await its reflection, "
+		  "then the next" },
+		{ "warmup", PL_OPT_U32, &c.warmup, "N",
+		  "ping-pong: first N pings not measured (100, or a tenth "
+		  "of a --count below 1000)" },
+		{ "reply-timeout", PL_OPT_U32, &c.reply_timeout_ms, "MS",
+		  "ping-pong: a ping unanswered this long is lost (100)", 1,
+		  60000 },
+		{ "cpu", PL_OPT_U32, &cpu, "N",
+		  "pin to this CPU (thread t: N + t)", 0, 4095 },
 		{ "no-end", PL_OPT_FLAG, &c.no_end, NULL,
 		  "send no end-of-train markers" },
 		{ "json", PL_OPT_STR, &json, "FILE",
@@ -339,43 +660,41 @@ int main(int argc, char **argv)
 	c.cpu = cpu == UINT_MAX ? -1 : (int)cpu;
 	if (check_cfg(&c, size, payload))
 		return PL_EXIT_USAGE;
-	ops = tx_ops[c.tx];
-	err = c.cpu >= 0 ? pl_pin_cpu((unsigned)c.cpu) : 0;
-	if (!err)
-		err = ops->open(&c, &ctx);
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	nthreads = c.threads;
+	threads = calloc(nthreads, sizeof(*threads));
+	if (c.pingpong)
+		rtt = calloc(1, sizeof(*rtt));
+	if (!threads || (c.pingpong && !rtt)) {
+		perror("pathlab-gen");
+		return PL_EXIT_FAIL;
+	}
+	split_run(&c, ncpu > 0 ? (unsigned)ncpu : 1);
+	threads[0].rtt = rtt;
+	err = open_all();
 	if (err) {
-		fprintf(stderr, "pathlab-gen: %s to %s on %s: %s\n", ops->name,
-			c.dst, c.iface ? c.iface : "any interface",
-			strerror(-err));
+		fprintf(stderr, "pathlab-gen: %s to %s on %s: %s\n",
+			tx_ops[c.tx]->name, c.dst,
+			c.iface ? c.iface : "any interface", strerror(-err));
 		return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	pl_sysctr_read(&res.before, c.iface);
-	send_train(&c, ops, ctx, &res);
-	if (!c.no_end)
-		send_end(&c, ops, ctx, &res);
+	err = run_threads();
 	pl_sysctr_read(&res.after, c.iface);
-	ops->close(ctx);
-	if (!c.quiet)
-		fprintf(stderr,
-			"pathlab-gen: sent %llu datagrams of %u B "
-			"frames in %.3f s, %llu send errors%s%s\n",
-			(unsigned long long)res.sent, c.frame_bytes,
-			(double)(res.end_ns - res.start_ns) / 1e9,
-			(unsigned long long)res.errors,
-			res.last_errno ? ", last: " : "",
-			res.last_errno ? strerror(res.last_errno) : "");
-	if (json) {
-		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
-
-		if (!f) {
-			perror(json);
-			return PL_EXIT_FAIL;
-		}
-		write_json(f, &c, &res);
-		if (f != stdout)
-			fclose(f);
+	for (t = 0; t < nthreads; t++)
+		threads[t].ops->close(threads[t].ctx);
+	if (err)
+		return PL_EXIT_FAIL;
+	sum_threads(&res);
+	print_summary(&c, &res, rtt);
+	if (json && save_json(json, &c, &res, rtt))
+		return PL_EXIT_FAIL;
+	if (rtt && res.sent && !rtt->hist.count) {
+		fprintf(stderr, "pathlab-gen: no ping was answered: is the "
+				"receiver reflecting?\n");
+		return PL_EXIT_FAIL;
 	}
 	return res.sent || !c.count ? PL_EXIT_OK : PL_EXIT_FAIL;
 }

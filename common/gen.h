@@ -9,15 +9,27 @@
 #define PATHLAB_GEN_H
 
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
+#include "hist.h"
+#include "sysctr.h"
 #include "wire.h"
 
-#define GEN_MAX_BATCH 256
-#define GEN_MAX_FLOWS 64
+#define GEN_MAX_BATCH	256
+#define GEN_MAX_FLOWS	64
+#define GEN_MAX_THREADS GEN_MAX_FLOWS /* each thread needs a flow */
+#define GEN_SPIN_NS	50000 /* paced mode: sleep until this close, spin */
 
+/*
+ * What to send. With --threads, each sender thread gets its own copy with
+ * thread set and count and rate cut to its share; it sends the flows f
+ * with f % threads == thread, so no two threads share a flow's sequence
+ * numbers or a source port.
+ */
 struct gen_cfg {
 	const char *dst, *iface;
 	unsigned port, src_port, flows, batch, bad_every;
@@ -27,6 +39,41 @@ struct gen_cfg {
 	int cpu;
 	bool quiet, no_end;
 	int tx; /* enum gen_tx */
+	unsigned threads, thread;
+	bool pingpong;		   /* round trips: send, await the reply */
+	unsigned warmup;	   /* ping-pong: first pings not measured */
+	unsigned reply_timeout_ms; /* ping-pong: wait this long, then next */
+};
+
+/* True if flow f is sent by the thread this configuration is for. */
+static inline bool gen_flow_mine(const struct gen_cfg *c, unsigned f)
+{
+	return f % c->threads == c->thread;
+}
+
+/* What one sender thread sent; the generator's JSON sums the threads. */
+struct gen_result {
+	uint64_t sent, errors, batches, bad_sent, end_sent;
+	uint64_t bad[PL_REASON_MAX];
+	uint64_t seq[GEN_MAX_FLOWS];
+	uint64_t start_ns, end_ns;
+	int last_errno;
+	int cpu;	   /* pinned to, or -1 */
+	uint64_t bad_k;	   /* --bad-every: messages counted so far */
+	unsigned bad_next; /* --bad-every: the next malformation */
+	uint64_t shown[2]; /* sent, errors: published for the progress line */
+	struct pl_sysctr before, after;
+};
+
+/* Round trips of a --pingpong run, on the sender's own clock. */
+struct gen_rtt {
+	uint64_t warmup;	  /* pings sent in the warm-up */
+	uint64_t warmup_timeouts; /* of those, unanswered (not counted) */
+	uint64_t timeouts;	  /* measured pings without a reply in time */
+	uint64_t late;		  /* replies to earlier, timed-out pings */
+	uint64_t mismatched;	  /* replies that match no ping of ours */
+	uint64_t recv_errors;	  /* recv() failures (ICMP errors, ...) */
+	struct pl_hist hist;	  /* measured round trips, ns */
 };
 
 enum gen_tx { GEN_TX_UDP, GEN_TX_PACKET, GEN_TX_UDP_GSO };
@@ -36,6 +83,7 @@ struct gen_msg {
 	uint8_t flow;
 	uint32_t seq;
 	bool end;	    /* end marker: seq carries the count sent */
+	bool ping;	    /* ping-pong: PL_FLAG_PING, reflect me */
 	uint8_t round;	    /* end marker: which of the PL_END_ROUNDS */
 	enum pl_reason bad; /* PL_OK, or the malformation to send */
 };
@@ -52,5 +100,24 @@ struct gen_tx_ops {
 void gen_fill_payload(void *buf, unsigned len, const struct gen_msg *m);
 
 extern const struct gen_tx_ops gen_tx_udp, gen_tx_packet, gen_tx_udp_gso;
+
+/* The UDP back end's connected socket of a flow (ping-pong reads it). */
+int gen_udp_fd(void *ctx, unsigned flow);
+
+/*
+ * Ping-pong (gen_pingpong.c): send one ping on the udp back end, wait for
+ * its reflection, then the next; fills res like a train and rtt.
+ */
+void gen_pingpong(const struct gen_cfg *c, const struct gen_tx_ops *ops,
+		  void *ctx, struct gen_result *res, struct gen_rtt *rtt,
+		  volatile sig_atomic_t *stop);
+
+struct pl_json;
+
+/* The "rtt" object of the generator's JSON. */
+void gen_rtt_json(struct pl_json *j, const struct gen_rtt *rtt);
+
+/* One line of round-trip figures (microseconds) for the terminal. */
+void gen_rtt_print(FILE *f, const struct gen_rtt *rtt);
 
 #endif

@@ -30,11 +30,15 @@ static void udp_close(void *ctx)
 	unsigned i;
 
 	for (i = 0; i < u->flows; i++)
-		close(u->fd[i]);
+		if (u->fd[i] >= 0)
+			close(u->fd[i]);
 	free(u);
 }
 
-/* One unconnected socket per flow (an ICMP error never fails a send). */
+/*
+ * One connected socket per flow of this thread (--threads: the others'
+ * flows are theirs, fd -1 here), bound to the flow's source port.
+ */
 static int udp_open(const struct gen_cfg *cfg, void **ctx)
 {
 	struct sockaddr_in src = { .sin_family = AF_INET };
@@ -52,11 +56,15 @@ static int udp_open(const struct gen_cfg *cfg, void **ctx)
 		free(u);
 		return -EINVAL;
 	}
+	for (i = 0; i < GEN_MAX_FLOWS; i++)
+		u->fd[i] = -1;
+	u->flows = cfg->flows;
 	for (i = 0; i < cfg->flows; i++) {
+		if (!gen_flow_mine(cfg, i))
+			continue;
 		u->fd[i] = socket(AF_INET, SOCK_DGRAM, 0);
 		if (u->fd[i] < 0)
 			goto out_close;
-		u->flows++;
 		src.sin_port = htons(cfg->src_port + i);
 		if (bind(u->fd[i], (struct sockaddr *)&src, sizeof(src)) ||
 		    connect(u->fd[i], (struct sockaddr *)&u->dst,
@@ -88,8 +96,15 @@ static int udp_send(void *ctx, const struct gen_msg *m, unsigned n)
 
 	for (i = 0; i < n; i++)
 		gen_fill_payload(u->buf[i], u->payload, &m[i]);
-	sent = sendmmsg(u->fd[m[0].flow % u->flows], u->msgs, n, 0);
+	sent = sendmmsg(gen_udp_fd(u, m[0].flow), u->msgs, n, 0);
 	return sent < 0 ? -errno : sent;
+}
+
+int gen_udp_fd(void *ctx, unsigned flow)
+{
+	struct udp_tx *u = ctx;
+
+	return u->fd[flow % u->flows];
 }
 
 const struct gen_tx_ops gen_tx_udp = {
@@ -120,7 +135,8 @@ static int udp_gso_open(const struct gen_cfg *cfg, void **ctx)
 		return err;
 	u = *ctx;
 	for (i = 0; i < u->flows; i++) {
-		if (setsockopt(u->fd[i], IPPROTO_UDP, UDP_SEGMENT, &seg,
+		if (u->fd[i] >= 0 &&
+		    setsockopt(u->fd[i], IPPROTO_UDP, UDP_SEGMENT, &seg,
 			       sizeof(seg))) {
 			err = -errno;
 			udp_close(u);
@@ -145,8 +161,7 @@ static int udp_gso_send(void *ctx, const struct gen_msg *m, unsigned n)
 	for (i = 0; i < n; i++)
 		gen_fill_payload(area + (size_t)i * u->payload, u->payload,
 				 &m[i]);
-	sent = send(u->fd[m[0].flow % u->flows], area, (size_t)n * u->payload,
-		    0);
+	sent = send(gen_udp_fd(u, m[0].flow), area, (size_t)n * u->payload, 0);
 	return sent < 0 ? -errno : (int)n;
 }
 /* >8 gen-udp-gso */

@@ -25,7 +25,7 @@ void pl_json_init(struct pl_json *j, FILE *f, bool pretty);
 /* Open an object or array; key is NULL inside arrays and at top level. */
 void pl_json_obj(struct pl_json *j, const char *key);
 void pl_json_arr(struct pl_json *j, const char *key);
-void pl_json_end(struct pl_json *j); /* closes object or array */
+void pl_json_end(struct pl_json *j); /* closes an object */
 void pl_json_endarr(struct pl_json *j);
 
 void pl_json_str(struct pl_json *j, const char *key, const char *v);

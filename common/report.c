@@ -184,6 +184,55 @@ static void json_counts(struct pl_json *j, const struct pl_report *r,
 	pl_json_dbl(j, "gbps", f->gbps);
 }
 
+/*
+ * The receive rate of one queue over its own train: first datagram to its
+ * end marker (or last datagram), as rate_figures() does for the run.
+ */
+static double queue_pps(const struct pl_rx_stats *s)
+{
+	uint64_t end = s->end_ns > s->last_ns ? s->end_ns : s->last_ns;
+
+	if (s->packets < 2 || end <= s->first_ns)
+		return 0;
+	return (double)(s->packets - (s->end_ns > s->last_ns ? 0 : 1)) /
+	       ((double)(end - s->first_ns) / 1e9);
+}
+
+/* queue_count, and with many queues what each one received. */
+static void json_queues(struct pl_json *j, const struct pl_report *r,
+			const struct figures *f)
+{
+	const struct pl_report_queue *q;
+	struct pl_seq_totals t;
+	unsigned i;
+
+	pl_json_u64(j, "queue_count", r->nqueues ? r->nqueues : 1);
+	if (!r->nqueues)
+		return;
+	pl_json_arr(j, "queues");
+	for (i = 0; i < r->nqueues; i++) {
+		q = &r->queues[i];
+		pl_stats_totals(q->stats, &t);
+		pl_json_obj(j, NULL);
+		pl_json_u64(j, "queue", q->id);
+		pl_json_i64(j, "cpu", q->cpu == ~0u ? -1 : (int64_t)q->cpu);
+		pl_json_u64(j, "received", t.unique);
+		pl_json_u64(j, "packets", q->stats->packets);
+		pl_json_u64(j, "bytes", q->stats->bytes);
+		pl_json_u64(j, "bad", q->stats->bad_total);
+		pl_json_u64(j, "other", q->stats->other);
+		pl_json_u64(j, "missing", t.missing);
+		pl_json_u64(j, "flows", t.flows);
+		pl_json_u64(j, "end_markers", q->stats->end_markers);
+		pl_json_dbl(j, "share", per_pkt((double)t.unique, f->received));
+		pl_json_dbl(j, "pps", queue_pps(q->stats));
+		pl_json_u64(j, "syscalls", q->syscalls);
+		pl_json_u64(j, "wakeups", q->wakeups);
+		pl_json_end(j);
+	}
+	pl_json_endarr(j);
+}
+
 /* CPU time, cycles and the other per-packet costs. */
 static void json_costs(struct pl_json *j, const struct pl_report *r,
 		       const struct figures *f)
@@ -282,6 +331,13 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 	pl_json_u64(&j, "frame_bytes", f.frame);
 	pl_json_u64(&j, "payload_bytes", f.payload);
 	json_counts(&j, r, &f);
+	json_queues(&j, r, &f);
+	if (r->reflect) {
+		pl_json_obj(&j, "reflect");
+		pl_json_u64(&j, "reflected", r->reflected);
+		pl_json_u64(&j, "errors", r->reflect_errors);
+		pl_json_end(&j);
+	}
 	json_hist(&j, "latency_ns", r->latency_kind, &r->stats->lat);
 	if (r->stats->lat_stack.count) {
 		json_hist(&j, "latency_to_stack_ns", r->latency_kind,
@@ -335,6 +391,23 @@ static double us(uint64_t ns)
 	return (double)ns / 1e3;
 }
 
+/* One line per queue of a run on many queues. */
+static void table_queue(FILE *out, const struct pl_report_queue *q,
+			uint64_t received)
+{
+	struct pl_seq_totals t;
+
+	pl_stats_totals(q->stats, &t);
+	fprintf(out,
+		"  queue %-3u cpu %-3d received %llu (%.1f%%)  %.1f kpps"
+		"  flows %u  bad %llu\n",
+		q->id, q->cpu == ~0u ? -1 : (int)q->cpu,
+		(unsigned long long)t.unique,
+		100 * per_pkt((double)t.unique, received),
+		queue_pps(q->stats) / 1e3, t.flows,
+		(unsigned long long)q->stats->bad_total);
+}
+
 void pl_report_table(FILE *out, const struct pl_report *r)
 {
 	const struct pl_rx_stats *s = r->stats;
@@ -360,6 +433,12 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 	fprintf(out, "  unattributed %lld\n", (long long)f.unattributed);
 	fprintf(out, "  rate      %.1f kpps  %.3f Gbit/s over %.3f s\n",
 		f.pps / 1e3, f.gbps, f.duration_s);
+	for (i = 0; i < r->nqueues; i++)
+		table_queue(out, &r->queues[i], f.received);
+	if (r->reflect)
+		fprintf(out, "  reflect   sent back %llu  failed %llu\n",
+			(unsigned long long)r->reflected,
+			(unsigned long long)r->reflect_errors);
 	fprintf(out,
 		"  latency   %s p50 %.1f us  p99 %.1f us  p99.9 %.1f us"
 		"  max %.1f us\n",

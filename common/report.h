@@ -31,6 +31,14 @@ struct pl_drop {
 	uint64_t count;
 };
 
+/* One receive queue of a run on many queues. */
+struct pl_report_queue {
+	unsigned id;  /* the queue's number on its device */
+	unsigned cpu; /* the CPU its thread ran on, or PL_RX_NO_CPU (~0u) */
+	const struct pl_rx_stats *stats;
+	uint64_t syscalls, wakeups;
+};
+
 struct pl_report {
 	const char *tool;	  /* "pathlab-rx-socket" */
 	const char *path;	  /* socket | xdp | afxdp | dpdk | verbs */
@@ -48,7 +56,16 @@ struct pl_report {
 	unsigned loss_points; /* PL_LOSS_* bits */
 	struct pl_drop drops[PL_REPORT_MAX_DROPS]; /* the path's own */
 	unsigned ndrops;
-	const struct pl_rx_stats *stats;
+	const struct pl_rx_stats *stats; /* the whole run (queues merged) */
+	/*
+	 * --reflect: datagrams sent back to their sender, and sends that
+	 * failed (reflect is false: no "reflect" object in the JSON).
+	 */
+	bool reflect;
+	uint64_t reflected, reflect_errors;
+	/* Many queues: one entry per queue; 0: the run had one. */
+	const struct pl_report_queue *queues;
+	unsigned nqueues;
 	/*
 	 * Where no user-space loop sees the packets (an XDP program that
 	 * drops them), received comes from a count made elsewhere: set

@@ -31,9 +31,19 @@ static void on_wake(int sig)
 
 void pl_run_request_stop(struct pl_run *r)
 {
+	pthread_t self = pthread_self();
+	unsigned i;
+
 	r->stop = 1;
-	if (r->thread_started && !pthread_equal(pthread_self(), r->main_thread))
+	if (r->thread_started && !pthread_equal(self, r->main_thread))
 		pthread_kill(r->main_thread, SIGALRM);
+	/* Under the lock: a queue thread that has left is never signalled. */
+	pthread_mutex_lock(&r->queue_lock);
+	for (i = 0; i < r->queue_threads; i++)
+		if (r->queue_alive[i] &&
+		    !pthread_equal(self, r->queue_thread[i]))
+			pthread_kill(r->queue_thread[i], SIGALRM);
+	pthread_mutex_unlock(&r->queue_lock);
 }
 
 /* Read a counter the hot loop writes; a torn read only blurs the display. */
@@ -61,25 +71,45 @@ static uint64_t peek_missing(const struct pl_rx_stats *s)
 	return missing;
 }
 
+/* The run's stats, or queue q's when it runs many queues. */
+static const struct pl_rx_stats *run_stats(const struct pl_run *r, unsigned q)
+{
+	return r->queues ? r->queue_stats[q] : r->stats;
+}
+
+/* Good packets, bad ones and those missing so far, over every queue. */
+static void peek_totals(const struct pl_run *r, uint64_t *pkts, uint64_t *bad,
+			uint64_t *missing)
+{
+	unsigned q, n = r->queues ? r->queues : 1;
+
+	*pkts = *bad = *missing = 0;
+	for (q = 0; q < n; q++) {
+		*pkts += peek(&run_stats(r, q)->packets);
+		*bad += peek(&run_stats(r, q)->bad_total);
+		*missing += peek_missing(run_stats(r, q));
+	}
+}
+
 /* Print one progress line: time, rate over the last second, totals. */
 static void progress_line(struct pl_run *r, uint64_t now, uint64_t *last_pkts,
 			  uint64_t *last_ns)
 {
-	const struct pl_rx_stats *s = r->stats;
-	uint64_t pkts = peek(&s->packets);
-	double dt = (double)(now - *last_ns) / 1e9;
-	double pps = dt > 0 ? (double)(pkts - *last_pkts) / dt : 0;
+	const struct pl_rx_stats *s = run_stats(r, 0);
+	uint64_t pkts, bad, missing;
+	double dt = (double)(now - *last_ns) / 1e9, pps;
 	unsigned payload = s->payload_len;
 	unsigned frame = payload ? pl_frame_for_payload(payload, false)
 				 : r->frame_bytes_hint;
 
+	peek_totals(r, &pkts, &bad, &missing);
+	pps = dt > 0 ? (double)(pkts - *last_pkts) / dt : 0;
 	fprintf(stderr,
 		"%s: %6.1f s %9.1f kpps %7.3f Gbit/s  rx %llu  bad %llu  "
 		"lost so far %llu\n",
 		r->prog, (double)(now - r->start_ns) / 1e9, pps / 1e3,
 		pps * frame * 8 / 1e9, (unsigned long long)pkts,
-		(unsigned long long)peek(&s->bad_total),
-		(unsigned long long)peek_missing(s));
+		(unsigned long long)bad, (unsigned long long)missing);
 	*last_pkts = pkts;
 	*last_ns = now;
 }
@@ -90,12 +120,14 @@ static void *progress_main(void *arg)
 	struct pl_run *r = arg;
 	struct timespec tick = { .tv_nsec = TICK_MS * 1000000L };
 	uint64_t now, last_pkts = 0, last_ns = r->start_ns;
-	uint64_t seen = 0, seen_ns = r->start_ns, pkts;
+	uint64_t seen = 0, seen_ns = r->start_ns, pkts, bad, missing;
 
 	while (!r->stop) {
 		nanosleep(&tick, NULL);
 		now = pl_now_ns();
-		pkts = peek(&r->stats->packets);
+		peek_totals(r, &pkts, &bad, &missing);
+		if (r->queue_count && pkts >= r->queue_count)
+			pl_run_request_stop(r);
 		if (pkts != seen) {
 			seen = pkts;
 			seen_ns = now;

@@ -15,6 +15,8 @@
 
 #include "stats.h"
 
+#define PL_MAX_QUEUES 16 /* receive queues (threads) one receiver runs */
+
 struct pl_run {
 	/* set by the caller */
 	const char *prog;  /* name in the progress line */
@@ -24,6 +26,18 @@ struct pl_run {
 	unsigned frame_bytes_hint; /* for Gbit/s before the first packet */
 	bool quiet;		   /* no progress line */
 	const struct pl_rx_stats *stats; /* read (racily, for display) */
+	/*
+	 * Many queues: one stats per queue thread (stats is then unused),
+	 * and the threads a stop must wake. count is then checked over the
+	 * sum, by the progress thread: set queue_count instead of count.
+	 */
+	const struct pl_rx_stats *queue_stats[PL_MAX_QUEUES];
+	unsigned queues;
+	uint64_t queue_count;
+	pthread_t queue_thread[PL_MAX_QUEUES];
+	bool queue_alive[PL_MAX_QUEUES];
+	unsigned queue_threads;
+	pthread_mutex_t queue_lock; /* zeroed: a default mutex (glibc) */
 
 	/* owned by run.c */
 	volatile sig_atomic_t stop;
@@ -51,11 +65,14 @@ int pl_pin_cpu(unsigned cpu);
 /* Create path (empty) to tell a driver the receiver is ready; 0/-errno. */
 int pl_run_ready(const char *path);
 
-/* The test a receiver's loop makes once per burst. */
+/*
+ * The test a receiver's loop makes once per burst: a stop, the count, or
+ * the end markers of every flow seen (a sender's flows end together).
+ */
 static inline bool pl_run_done(const struct pl_run *r,
 			       const struct pl_rx_stats *s)
 {
-	return r->stop || s->end_markers ||
+	return r->stop || (s->end_markers && s->flows_ended >= s->flows_seen) ||
 	       (r->count && s->packets >= r->count);
 }
 

@@ -4,12 +4,14 @@
 #include "link.h"
 #include "trace.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 const char *const pl_workloads[] = { "throughput", "latency", "visibility",
-				     NULL };
+				     "rtt", NULL };
 
 int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 		struct pl_run *run, struct pl_rx_stats *stats)
@@ -55,6 +57,134 @@ static uint64_t thread_sleeps(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_nvcsw;
 }
 
+unsigned pl_rx_queues(const struct pl_rx_opts *o)
+{
+	return o->queues > 1 ? o->queues : 1;
+}
+
+unsigned pl_rx_queue_cpu(const struct pl_rx_opts *o, unsigned q)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (o->cpu == PL_RX_NO_CPU)
+		return PL_RX_NO_CPU;
+	return n > 0 ? (o->cpu + q) % (unsigned)n : o->cpu;
+}
+
+/* One queue thread of a run on many queues. */
+struct queue_thread {
+	const struct pl_rx_opts *o;
+	struct pl_run *run;
+	struct pl_rx_window *w;
+	unsigned q;
+};
+
+/*
+ * True once every flow seen on any queue has had its end marker. Reads
+ * the other queues' flows while they run: a flow is allocated once and
+ * end_seen only ever turns true, so a stale read only delays the end.
+ */
+static bool all_flows_ended(const struct pl_rx_window *w, unsigned n)
+{
+	const struct pl_seq *f;
+	bool any = false;
+	unsigned q, i;
+
+	for (q = 0; q < n; q++) {
+		for (i = 0; i < PL_MAX_FLOWS; i++) {
+			f = __atomic_load_n(&w->queue_stats[q]->flows[i],
+					    __ATOMIC_ACQUIRE);
+			if (!f)
+				continue;
+			if (!__atomic_load_n(&f->end_seen, __ATOMIC_ACQUIRE))
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* Run queue q's loop; the queue that ends the last flow ends the run. */
+static void run_queue(struct queue_thread *t)
+{
+	uint64_t sleeps = thread_sleeps();
+
+	t->w->queue_loop(t->w->arg, t->q);
+	t->w->queue_sleeps[t->q] = thread_sleeps() - sleeps;
+	if (!t->run->stop && all_flows_ended(t->w, pl_rx_queues(t->o)))
+		pl_run_request_stop(t->run);
+}
+
+/* A queue thread: pin to its CPU, run its loop, leave the signal list. */
+static void *queue_main(void *arg)
+{
+	struct queue_thread *t = arg;
+	unsigned cpu = pl_rx_queue_cpu(t->o, t->q);
+	int err;
+
+	if (cpu != PL_RX_NO_CPU && (err = pl_pin_cpu(cpu))) {
+		fprintf(stderr, "%s: queue %u: CPU %u: %s\n", t->run->prog,
+			t->q, cpu, strerror(-err));
+		pl_run_request_stop(t->run);
+	} else {
+		run_queue(t);
+	}
+	pthread_mutex_lock(&t->run->queue_lock);
+	t->run->queue_alive[t->q - 1] = false;
+	pthread_mutex_unlock(&t->run->queue_lock);
+	return NULL;
+}
+
+/*
+ * The loops of a run on many queues: queue 0 here, the others on threads
+ * of their own; every one joined before the caller's "after" snapshot.
+ */
+static int run_queues(const struct pl_rx_opts *o, struct pl_run *run,
+		      struct pl_rx_window *w)
+{
+	struct queue_thread t[PL_MAX_QUEUES];
+	unsigned q, n = pl_rx_queues(o);
+	int err = 0;
+
+	for (q = 0; q < n; q++)
+		t[q] = (struct queue_thread){ o, run, w, q };
+	pthread_mutex_lock(&run->queue_lock);
+	for (q = 1; q < n && !err; q++) {
+		err = -pthread_create(&run->queue_thread[q - 1], NULL,
+				      queue_main, &t[q]);
+		if (!err) {
+			run->queue_alive[q - 1] = true;
+			run->queue_threads = q;
+		}
+	}
+	pthread_mutex_unlock(&run->queue_lock);
+	if (err)
+		pl_run_request_stop(run);
+	else
+		run_queue(&t[0]);
+	for (q = 0; q < run->queue_threads; q++)
+		pthread_join(run->queue_thread[q], NULL);
+	return err;
+}
+
+/*
+ * Before the run control starts: its progress thread sums the queues, and
+ * --count applies to the sum (each queue's loop tests only its own end).
+ */
+static void queues_prepare(const struct pl_rx_opts *o, struct pl_run *run,
+			   struct pl_rx_window *w)
+{
+	unsigned q, n = pl_rx_queues(o);
+
+	if (n < 2)
+		return;
+	for (q = 0; q < n; q++)
+		run->queue_stats[q] = w->queue_stats[q];
+	run->queues = n;
+	run->queue_count = run->count;
+	run->count = 0;
+}
+
 int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 		  struct pl_rx_window *w)
 {
@@ -68,17 +198,32 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	else if ((err = w->open(w->arg)))
 		return err;
 	sleeps = thread_sleeps();
+	queues_prepare(o, run, w);
 	err = pl_run_start(run);
 	if (err)
 		return err;
-	w->loop(w->arg);
+	if (pl_rx_queues(o) > 1)
+		err = run_queues(o, run, w);
+	else
+		w->loop(w->arg);
 	/* Snapshot at once: the next end marker is 20 ms behind this one. */
 	pl_sysctr_read(w->after, w->ifname);
 	w->sleeps = thread_sleeps() - sleeps;
 	if (w->after_loop)
 		w->after_loop(w->arg);
 	pl_run_finish(run);
-	return 0;
+	return err;
+}
+
+void pl_rx_merge_queues(const struct pl_rx_opts *o,
+			const struct pl_rx_window *w, struct pl_rx_stats *total)
+{
+	unsigned q, n = pl_rx_queues(o);
+
+	if (n < 2)
+		return;
+	for (q = 0; q < n; q++)
+		pl_stats_merge(total, w->queue_stats[q]);
 }
 
 const char *pl_rx_env(const struct pl_rx_opts *o, const char *none, char *buf,

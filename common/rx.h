@@ -31,8 +31,10 @@ struct pl_rx_opts {
 	uint64_t count;
 	double duration_s;
 	unsigned idle_ms;
-	unsigned cpu; /* PL_RX_OPT_CPU; PL_RX_NO_CPU: not pinned */
-	int workload; /* index into pl_workloads[] */
+	unsigned cpu;	 /* PL_RX_OPT_CPU; PL_RX_NO_CPU: not pinned */
+	unsigned queues; /* PL_RX_OPT_QUEUES; 0 or 1: one */
+	bool reflect;	 /* PL_RX_OPT_REFLECT: the rtt workload's far end */
+	int workload;	 /* index into pl_workloads[] */
 	bool quiet;
 	unsigned trace;		/* PL_RX_OPT_TRACE: units to step through */
 	const char *trace_file; /* NULL: stderr */
@@ -80,6 +82,25 @@ extern const char *const pl_workloads[];
 	{ "cpu", PL_OPT_U32, &(o)->cpu, "N", "pin to this CPU", 0, 4095 }
 
 /*
+ * The --queues row of a receiver that can receive on many queues, one
+ * thread per queue (unit: what one queue is, "RX queue").
+ */
+#define PL_RX_OPT_QUEUES(o, unit)					\
+	{ "queues", PL_OPT_U32, &(o)->queues, "N",			\
+	  "receive on N " unit "s, one thread each, queue q on CPU "	\
+	  "--cpu + q (1)", 1, PL_MAX_QUEUES }
+
+/*
+ * The --reflect row of a receiver that can send every datagram back to
+ * its sender, unchanged but for the addresses: the far end of pathlab-gen
+ * --pingpong (the rtt workload). how says through what ("sendmmsg").
+ */
+#define PL_RX_OPT_REFLECT(o, how)					\
+	{ "reflect", PL_OPT_FLAG, &(o)->reflect, NULL,			\
+	  "send every datagram back to its sender (" how "): the far "	\
+	  "end of pathlab-gen --pingpong" }
+
+/*
  * The --trace and --trace-file rows of a receiver with a traced loop
  * (common/trace.h); unit is what one traced step is ("datagram").
  */
@@ -116,6 +137,18 @@ int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 struct pl_rx_window {
 	void (*loop)(void *arg); /* until pl_run_done() */
 	/*
+	 * Many queues (--queues N > 1), in place of loop: queue_loop(arg, q)
+	 * runs once per queue, queue 0 on the calling thread and every other
+	 * one on a thread of its own, pinned to pl_rx_queue_cpu(); each with
+	 * its own stats, queue_stats[q], which it passes to pl_run_done().
+	 * A queue's loop ends on its own end marker; the run ends once every
+	 * flow seen on any queue has ended, on --count over all queues, on a
+	 * stop or a timeout.
+	 */
+	void (*queue_loop)(void *arg, unsigned q);
+	struct pl_rx_stats *queue_stats[PL_MAX_QUEUES];
+	uint64_t queue_sleeps[PL_MAX_QUEUES]; /* out: per queue thread */
+	/*
 	 * Optional, in place of the "before" snapshot: a path whose sender
 	 * starts only when it lets it (verbs: the connection) takes *before
 	 * itself at the last step before that. 0 or -errno.
@@ -137,6 +170,20 @@ struct pl_rx_window {
  */
 int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 		  struct pl_rx_window *w);
+
+/* The number of queues of a run: --queues, at least 1. */
+unsigned pl_rx_queues(const struct pl_rx_opts *o);
+
+/* The CPU queue q runs on (--cpu + q, wrapped), or PL_RX_NO_CPU. */
+unsigned pl_rx_queue_cpu(const struct pl_rx_opts *o, unsigned q);
+
+/*
+ * After a run on many queues: merge every queue's stats into total (which
+ * pl_rx_begin() set up) for the report's totals.
+ */
+void pl_rx_merge_queues(const struct pl_rx_opts *o,
+			const struct pl_rx_window *w,
+			struct pl_rx_stats *total);
 
 /*
  * The env label of a run: --env, else the kind of the receiving interface

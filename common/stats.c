@@ -123,9 +123,14 @@ void pl_stats_free(struct pl_rx_stats *s)
 /* The flow's sequence state, allocated on its first packet. */
 static struct pl_seq *flow_get(struct pl_rx_stats *s, uint8_t flow)
 {
-	if (!s->flows[flow])
-		s->flows[flow] = calloc(1, sizeof(struct pl_seq));
-	return s->flows[flow];
+	struct pl_seq *q = s->flows[flow];
+
+	/* Published with release: other queues' threads read it (rx.c). */
+	if (!q && (q = calloc(1, sizeof(*q)))) {
+		s->flows_seen++;
+		__atomic_store_n(&s->flows[flow], q, __ATOMIC_RELEASE);
+	}
+	return q;
 }
 
 void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
@@ -137,9 +142,10 @@ void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
 		if (!s->end_markers++)
 			s->end_ns = rx_ns;
 		if (q && !q->end_seen) {
-			q->end_seen = true;
 			q->end_count = p->seq;
 			q->end_lost = PL_END_ROUND(p->flags);
+			__atomic_store_n(&q->end_seen, true, __ATOMIC_RELEASE);
+			s->flows_ended++;
 		}
 		return;
 	}
@@ -192,6 +198,44 @@ void pl_stats_totals(const struct pl_rx_stats *s, struct pl_seq_totals *t)
 	}
 }
 
+/*
+ * Merge one flow's accounting into dst's. Queues see disjoint flows (the
+ * flow hash picks one queue), so this is mostly a copy; when a flow did
+ * show up on two queues, the counts add and the range widens, and a
+ * number seen on both counts twice in unique (not as a duplicate): the
+ * bitmaps are per queue.
+ */
+static void seq_merge(struct pl_rx_stats *dst, unsigned flow,
+		      const struct pl_seq *src)
+{
+	struct pl_seq *d = dst->flows[flow];
+
+	if (!d) {
+		d = malloc(sizeof(*d));
+		if (!d)
+			return;
+		*d = *src;
+		dst->flows[flow] = d;
+		return;
+	}
+	if (!src->started)
+		return;
+	if (!d->started || src->first < d->first)
+		d->first = src->first;
+	if (!d->started || src->highest > d->highest)
+		d->highest = src->highest;
+	d->started = true;
+	d->unique += src->unique;
+	d->reordered += src->reordered;
+	d->dups += src->dups;
+	d->too_late += src->too_late;
+	if (src->end_seen && !d->end_seen) {
+		d->end_seen = true;
+		d->end_count = src->end_count;
+		d->end_lost = src->end_lost;
+	}
+}
+
 void pl_stats_merge(struct pl_rx_stats *dst, const struct pl_rx_stats *src)
 {
 	unsigned i;
@@ -215,9 +259,7 @@ void pl_stats_merge(struct pl_rx_stats *dst, const struct pl_rx_stats *src)
 	pl_hist_merge(&dst->lat, &src->lat);
 	pl_hist_merge(&dst->lat_stack, &src->lat_stack);
 	pl_hist_merge(&dst->lat_user, &src->lat_user);
-	/*
-	 * Simplification: flows are not merged; per-queue receivers see
-	 * disjoint flows (RSS hashes a flow to one queue), so the caller sums
-	 * per-queue totals instead.
-	 */
+	for (i = 0; i < PL_MAX_FLOWS; i++)
+		if (src->flows[i])
+			seq_merge(dst, i, src->flows[i]);
 }

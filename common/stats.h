@@ -49,7 +49,9 @@ struct pl_rx_stats {
 	uint64_t other;	  /* frames that were not ours (ARP, ...) */
 	uint64_t bad_total;
 	uint64_t bad[PL_REASON_MAX];
-	uint64_t end_markers;	    /* end-of-train markers seen */
+	uint64_t end_markers;		  /* end-of-train markers seen */
+	unsigned flows_seen, flows_ended; /* flows, and those whose end
+					   * marker came */
 	uint64_t first_ns, last_ns; /* CLOCK_MONOTONIC of first/last good */
 	uint64_t end_ns;	  /* when the first end marker arrived, or 0 */
 	uint64_t lat_skipped;	  /* rx stamp before tx stamp: not comparable */

@@ -537,3 +537,41 @@ unsigned pl_payload_for_frame(unsigned frame, bool vlan)
 		return 0;
 	return frame - over;
 }
+
+/* Swap two fields of n bytes (n <= 6), which need not be aligned. */
+static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
+{
+	uint8_t t[6];
+
+	memcpy(t, a, n);
+	memcpy(a, b, n);
+	memcpy(b, t, n);
+}
+
+/* 8< frame-reflect */
+void pl_frame_reflect(void *frame, const struct pl_pkt *p)
+{
+	uint8_t *f = frame;
+
+	swap_bytes(f, f + 6, 6);			       /* MACs */
+	swap_bytes(f + p->l3_off + 12, f + p->l3_off + 16, 4); /* IPv4 */
+	swap_bytes(f + p->l4_off, f + p->l4_off + 2, 2);       /* UDP ports */
+}
+/* >8 frame-reflect */
+
+/* 8< frame-udp-csum */
+void pl_frame_udp_csum(void *frame, const struct pl_pkt *p)
+{
+	uint8_t *f = frame, *udp = f + p->l4_off, pseudo[12];
+	uint16_t c;
+
+	memcpy(pseudo, f + p->l3_off + 12, 8); /* both addresses */
+	pseudo[8] = 0;
+	pseudo[9] = IPPROTO_UDP;
+	memcpy(pseudo + 10, udp + 4, 2); /* UDP length */
+	put16(udp + 6, 0);
+	c = (uint16_t)~csum_fold(csum_add(csum_add(0, pseudo, sizeof(pseudo)),
+					  udp, get16(udp + 4)));
+	put16(udp + 6, c ? c : 0xffff); /* 0 would mean "no checksum" */
+}
+/* >8 frame-udp-csum */

@@ -169,6 +169,23 @@ size_t pl_build_bad_frame(void *buf, size_t cap,
 			  const struct pl_frame_spec *spec, enum pl_reason why,
 			  uint32_t seq, uint64_t tx_ns);
 
+/*
+ * Turn a parsed frame (p from pl_parse_frame()) around in place, for the
+ * rtt workload's far end: swap the Ethernet, IPv4 and UDP source and
+ * destination. Both checksums stay valid: a one's-complement sum does not
+ * depend on the order of its words, and every swapped field is summed.
+ */
+void pl_frame_reflect(void *frame, const struct pl_pkt *p);
+
+/*
+ * Compute the UDP checksum of a parsed frame (p from pl_parse_frame())
+ * afresh. A frame a local socket sent over veth still carries the partial
+ * checksum of CHECKSUM_PARTIAL (the pseudo-header sum only, for a NIC to
+ * finish): XDP, AF_XDP and AF_PACKET see it as is, and a copy sent back
+ * with it fails the sender's UDP checksum check (Udp InCsumErrors).
+ */
+void pl_frame_udp_csum(void *frame, const struct pl_pkt *p);
+
 /* Frame size (incl. FCS) for a UDP payload, padded to 64; vlan adds 4. */
 unsigned pl_frame_for_payload(unsigned payload, bool vlan);
 

@@ -48,7 +48,7 @@ static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 		err = pl_gpu_consume(gs->g, &gs->b, (unsigned)n);
 	if (err) {
 		gs->err = err;
-		pl_run_request_stop(&rx->run);
+		pl_run_request_stop(rx->run);
 	}
 	return err;
 }
@@ -61,7 +61,7 @@ static void gpu_socket_loop(struct sock_rx *rx)
 	struct gpu_socket *gs = rx->gpu;
 	int n;
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
 		rx->syscalls++;
 		if (n <= 0) {
@@ -103,7 +103,7 @@ static void gpu_socket_traced_loop(struct sock_rx *rx)
 	unsigned i;
 	int n;
 
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
 		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
 		rx->syscalls++;
 		if (n <= 0) {

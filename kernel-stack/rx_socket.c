@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/errqueue.h>
+#include <linux/filter.h>
 #include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 
 static const char *const modes[] = { "recvmmsg", "recvfrom", NULL };
 static const char *const loops[] = { "block", "busy", NULL };
+static const char *const steers[] = { "hash", "cpu", NULL };
 
 /* 8< socket-rx-loop */
 /* Receive a batch per system call; the kernel copies each payload to us. */
@@ -41,7 +43,7 @@ static void recvmmsg_loop(struct sock_rx *rx)
 	uint64_t now;
 	int i, n;
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
 		rx->syscalls++;
 		if (n <= 0) {
@@ -55,6 +57,48 @@ static void recvmmsg_loop(struct sock_rx *rx)
 }
 /* >8 socket-rx-loop */
 
+/* 8< socket-reflect */
+/*
+ * The rtt workload's far end: receive a batch, then hand the same buffers
+ * straight back with one sendmmsg(), each to the address it came from.
+ */
+static void reflect_batch(struct sock_rx *rx, int n)
+{
+	int i, sent;
+
+	for (i = 0; i < n; i++)
+		rx->iov[i].iov_len = rx->msgs[i].msg_len;
+	sent = sendmmsg(rx->fd, rx->msgs, (unsigned)n, 0);
+	rx->syscalls++;
+	rx->reflected += sent > 0 ? (unsigned)sent : 0;
+	rx->reflect_errors += (unsigned)(n - (sent > 0 ? sent : 0));
+	for (i = 0; i < n; i++) {
+		rx->iov[i].iov_len = BUF_LEN;
+		rx->msgs[i].msg_hdr.msg_namelen = sizeof(rx->peers[i]);
+	}
+}
+
+static void recvmmsg_reflect_loop(struct sock_rx *rx)
+{
+	struct pl_pkt p;
+	uint64_t now;
+	int i, n;
+
+	while (!pl_run_done(rx->run, &rx->stats)) {
+		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
+		rx->syscalls++;
+		if (n <= 0) {
+			rx->empty++;
+			continue;
+		}
+		now = pl_now_ns();
+		for (i = 0; i < n; i++)
+			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
+		reflect_batch(rx, n);
+	}
+}
+/* >8 socket-reflect */
+
 /* The same, reading each datagram's kernel RX stamp to split its latency. */
 static void recvmmsg_stamped_loop(struct sock_rx *rx)
 {
@@ -63,7 +107,7 @@ static void recvmmsg_stamped_loop(struct sock_rx *rx)
 	unsigned i;
 	int n;
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		for (i = 0; i < rx->batch; i++)
 			rx->msgs[i].msg_hdr.msg_controllen = CMSG_LEN_TS;
 		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
@@ -90,7 +134,7 @@ static void recvfrom_loop(struct sock_rx *rx)
 	struct pl_pkt p;
 	ssize_t n;
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		n = recvfrom(rx->fd, rx->bufs[0], BUF_LEN, rx->flags, NULL,
 			     NULL);
 		rx->syscalls++;
@@ -102,7 +146,10 @@ static void recvfrom_loop(struct sock_rx *rx)
 	}
 }
 
-/* Point every message of the batch at its buffer (and stamp space). */
+/*
+ * Point every message of the batch at its buffer (and stamp space, and
+ * with --reflect the space for its sender's address).
+ */
 static void init_msgs(struct sock_rx *rx, bool stamps)
 {
 	unsigned i;
@@ -114,6 +161,8 @@ static void init_msgs(struct sock_rx *rx, bool stamps)
 			.msg_iovlen = 1,
 			.msg_control = stamps ? rx->cmsg[i] : NULL,
 			.msg_controllen = stamps ? CMSG_LEN_TS : 0,
+			.msg_name = rx->peers ? &rx->peers[i] : NULL,
+			.msg_namelen = rx->peers ? sizeof(rx->peers[i]) : 0,
 		};
 	}
 }
@@ -132,6 +181,43 @@ static int set_rcvbuf(int fd, unsigned bytes, int *granted)
 								    : 0;
 }
 
+/* 8< socket-reuseport */
+/*
+ * Many queues: every queue's socket binds the same port with SO_REUSEPORT
+ * and the kernel picks one socket per datagram, by a hash of its 4-tuple
+ * (so one flow always reaches one socket, as a NIC's RSS picks one RX
+ * queue), or, with --steer cpu, by a classic BPF program: the socket
+ * whose number is the CPU that ran the receive softirq, modulo N, so a
+ * datagram stays on the CPU that took it in.
+ */
+static int steer_by_cpu(int fd, unsigned queues)
+{
+	struct sock_filter code[] = {
+		{ BPF_LD | BPF_W | BPF_ABS, 0, 0, SKF_AD_OFF + SKF_AD_CPU },
+		{ BPF_ALU | BPF_MOD | BPF_K, 0, 0, queues },
+		{ BPF_RET | BPF_A, 0, 0, 0 },
+	};
+	struct sock_fprog prog = { .len = 3, .filter = code };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+			  sizeof(prog))
+		       ? -errno
+		       : 0;
+}
+/* >8 socket-reuseport */
+
+/* Join the port's SO_REUSEPORT group when the run has many queues. */
+static int reuseport(int fd, const struct cfg *c)
+{
+	int on = 1;
+
+	if (pl_rx_queues(&c->rx) < 2)
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on))
+		       ? -errno
+		       : 0;
+}
+
 /* Socket, options, bind, buffers; undone in reverse by the labels. */
 static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 {
@@ -145,7 +231,9 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 	rx->batch = c->mode == MODE_RECVFROM ? 1 : c->batch;
 	rx->bufs = calloc(rx->batch, BUF_LEN);
 	rx->cmsg = calloc(rx->batch, CMSG_LEN_TS);
-	if (!rx->bufs || !rx->cmsg) {
+	if (c->rx.reflect)
+		rx->peers = calloc(rx->batch, sizeof(*rx->peers));
+	if (!rx->bufs || !rx->cmsg || (c->rx.reflect && !rx->peers)) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -155,6 +243,8 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 		goto out_free;
 	}
 	err = set_rcvbuf(rx->fd, c->rcvbuf, &rx->rcvbuf);
+	if (!err)
+		err = reuseport(rx->fd, c);
 	if (!err && (c->stamps || c->rx.trace) &&
 	    setsockopt(rx->fd, SOL_SOCKET, SO_TIMESTAMPING, &on, sizeof(on)))
 		err = -errno;
@@ -171,6 +261,8 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 		rx->flags =
 			c->loop == LOOP_BUSY ? MSG_DONTWAIT : MSG_WAITFORONE;
 		rx->rx_loop = c->stamps ? recvmmsg_stamped_loop : recvmmsg_loop;
+		if (c->rx.reflect)
+			rx->rx_loop = recvmmsg_reflect_loop;
 	}
 	if (c->rx.trace) {
 		/* Chosen once, here: the plain loop carries no trace code. */
@@ -185,6 +277,7 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 out_close:
 	close(rx->fd);
 out_free:
+	free(rx->peers);
 	free(rx->cmsg);
 	free(rx->bufs);
 	return err;
@@ -197,6 +290,7 @@ static void socket_teardown(struct sock_rx *rx)
 		gpu_socket_teardown(rx);
 	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	close(rx->fd);
+	free(rx->peers);
 	free(rx->cmsg);
 	free(rx->bufs);
 }
@@ -224,11 +318,54 @@ static void socket_loop(void *arg)
 	rx->rx_loop(rx);
 }
 
-/* Run the loop between two counter snapshots and report. */
-static int receive_and_report(struct sock_rx *rx, const struct cfg *c)
+/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
+static void socket_queue_loop(void *arg, unsigned q)
 {
+	struct sock_rx *rxq = arg;
+
+	rxq[q].rx_loop(&rxq[q]);
+}
+
+/*
+ * The run's totals over its queues: the merged stats, system calls and
+ * wake-ups, and one report entry per queue.
+ */
+static void socket_queues_report(struct sock_rx *rxq, const struct cfg *c,
+				 const struct pl_rx_window *w,
+				 struct pl_rx_stats *total,
+				 struct pl_report_queue *rq,
+				 struct pl_report *r)
+{
+	unsigned q, n = pl_rx_queues(&c->rx);
+
+	pl_rx_merge_queues(&c->rx, w, total);
+	r->stats = total;
+	r->queues = rq;
+	r->nqueues = n;
+	r->syscalls = r->wakeups = 0;
+	for (q = 0; q < n; q++) {
+		rxq[q].wakeups = w->queue_sleeps[q];
+		rq[q] = (struct pl_report_queue){
+			.id = q,
+			.cpu = pl_rx_queue_cpu(&c->rx, q),
+			.stats = &rxq[q].stats,
+			.syscalls = rxq[q].syscalls,
+			.wakeups = rxq[q].wakeups,
+		};
+		r->syscalls += rxq[q].syscalls;
+		r->wakeups += rxq[q].wakeups;
+	}
+}
+
+/* Run the loop (or the queues' loops) between two snapshots and report. */
+static int receive_and_report(struct sock_rx *rxq, const struct cfg *c,
+			      struct pl_rx_stats *total)
+{
+	struct sock_rx *rx = &rxq[0];
+	struct pl_report_queue rq[PL_MAX_QUEUES];
 	struct pl_sysctr before, after;
 	struct pl_rx_window w = { .loop = socket_loop,
+				  .queue_loop = socket_queue_loop,
 				  .arg = rx,
 				  .ifname = c->rx.iface,
 				  .before = &before,
@@ -254,17 +391,93 @@ static int receive_and_report(struct sock_rx *rx, const struct cfg *c)
 		.extra_json = socket_json,
 		.extra_arg = rx,
 	};
+	unsigned q;
 	int err;
 
-	err = pl_rx_measure(&c->rx, &rx->run, &w);
+	for (q = 0; q < pl_rx_queues(&c->rx); q++)
+		w.queue_stats[q] = &rxq[q].stats;
+	err = pl_rx_measure(&c->rx, rx->run, &w);
 	if (err)
 		return err;
 	rx->wakeups = w.sleeps;
 	r.syscalls = rx->syscalls;
 	r.wakeups = rx->wakeups;
+	if (pl_rx_queues(&c->rx) > 1)
+		socket_queues_report(rxq, c, &w, total, rq, &r);
+	r.reflect = c->rx.reflect;
+	for (q = 0; q < pl_rx_queues(&c->rx); q++) {
+		r.reflected += rxq[q].reflected;
+		r.reflect_errors += rxq[q].reflect_errors;
+	}
 	if (rx->gpu)
 		gpu_socket_report(rx, &r);
 	return pl_report_emit(&r, c->rx.json, c->rx.quiet);
+}
+
+/* Set up queue 0, then the other queues' sockets in the same group. */
+static int queues_setup(struct sock_rx *rxq, struct pl_run *run,
+			const struct cfg *c)
+{
+	unsigned q, n = pl_rx_queues(&c->rx);
+	int err = 0;
+
+	for (q = 0; q < n && !err; q++) {
+		rxq[q].run = run;
+		if (q)
+			pl_stats_init(&rxq[q].stats);
+		err = socket_setup(&rxq[q], c);
+		if (err)
+			break;
+		if (q == 0 && n > 1 && c->steer == STEER_CPU)
+			err = steer_by_cpu(rxq[0].fd, n);
+	}
+	if (err)
+		while (q-- > 0)
+			socket_teardown(&rxq[q]);
+	return err;
+}
+
+/* Undo queues_setup(). */
+static void queues_teardown(struct sock_rx *rxq, const struct cfg *c)
+{
+	unsigned q;
+
+	for (q = pl_rx_queues(&c->rx); q-- > 0;) {
+		socket_teardown(&rxq[q]);
+		if (q)
+			pl_stats_free(&rxq[q].stats);
+	}
+}
+
+/* Options that one queue only can do; a one-line error and false. */
+static bool check_cfg(const struct cfg *c)
+{
+	if ((c->stamps || c->rx.trace) && c->mode == MODE_RECVFROM) {
+		fprintf(stderr,
+			"pathlab-rx-socket: --rx-stamps and --trace need "
+			"--mode recvmmsg (stamps arrive as control "
+			"messages)\n");
+		return false;
+	}
+	if (pl_rx_queues(&c->rx) > 1 && (c->rx.trace || c->gpu)) {
+		fprintf(stderr, "pathlab-rx-socket: --queues runs the plain "
+				"loop: no --trace or --gpu with it\n");
+		return false;
+	}
+	if (c->rx.reflect &&
+	    (c->mode != MODE_RECVMMSG || c->stamps || c->rx.trace || c->gpu)) {
+		fprintf(stderr,
+			"pathlab-rx-socket: --reflect runs the plain "
+			"recvmmsg loop: no --mode recvfrom, --rx-stamps, "
+			"--trace or --gpu with it\n");
+		return false;
+	}
+	if (c->steer == STEER_CPU && pl_rx_queues(&c->rx) < 2) {
+		fprintf(stderr, "pathlab-rx-socket: --steer needs --queues 2 "
+				"or more\n");
+		return false;
+	}
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -273,7 +486,10 @@ int main(int argc, char **argv)
 			 .bind = "0.0.0.0",
 			 .port = PL_UDP_PORT,
 			 .batch = 64 };
-	static struct sock_rx rx;
+	static struct sock_rx rxq[PL_MAX_QUEUES];
+	static struct pl_rx_stats total;
+	struct sock_rx *rx = &rxq[0];
+	struct pl_run run;
 	int err;
 	const struct pl_opt opts[] = {
 		{ "port", PL_OPT_U32, &c.port, "N", "UDP port (9000)", 1,
@@ -288,6 +504,10 @@ int main(int argc, char **argv)
 		  "block in the call, or spin with MSG_DONTWAIT", 0, 0, loops },
 		{ "rcvbuf", PL_OPT_U32, &c.rcvbuf, "BYTES",
 		  "SO_RCVBUF(FORCE) size (kernel default)", 4096, 1u << 30 },
+		{ "steer", PL_OPT_CHOICE, &c.steer, "HOW",
+		  "with --queues, SO_REUSEPORT picks a socket by 4-tuple hash "
+		  "(hash) or by the receiving CPU (cpu)",
+		  0, 0, steers },
 		{ "rx-stamps", PL_OPT_FLAG, &c.stamps, NULL,
 		  "SO_TIMESTAMPING software RX stamps: split the latency" },
 		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
@@ -297,6 +517,8 @@ int main(int argc, char **argv)
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
 		PL_RX_OPT_CPU(&c.rx),
+		PL_RX_OPT_QUEUES(&c.rx, "SO_REUSEPORT socket"),
+		PL_RX_OPT_REFLECT(&c.rx, "sendmmsg"),
 		PL_RX_OPTS(&c.rx, "datagram", "from the interface's driver"),
 		{ 0 }
 	};
@@ -304,24 +526,21 @@ int main(int argc, char **argv)
 	err = pl_opt_parse(argc, argv, opts, "[options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
-	if ((c.stamps || c.rx.trace) && c.mode == MODE_RECVFROM) {
-		fprintf(stderr,
-			"pathlab-rx-socket: --rx-stamps and --trace need "
-			"--mode recvmmsg (stamps arrive as control "
-			"messages)\n");
+	if (!check_cfg(&c))
 		return PL_EXIT_USAGE;
-	}
-	if (pl_rx_trace_open("pathlab-rx-socket", &c.rx, &rx.trace, "pkt"))
+	if (pl_rx_trace_open("pathlab-rx-socket", &c.rx, &rx->trace, "pkt"))
 		return PL_EXIT_USAGE;
-	if (pl_rx_begin("pathlab-rx-socket", &c.rx, &rx.run, &rx.stats))
+	if (pl_rx_begin("pathlab-rx-socket", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = socket_setup(&rx, &c);
+	pl_stats_init(&total);
+	err = queues_setup(rxq, &run, &c);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-socket: %s:%u: %s\n", c.bind,
 			c.port, strerror(-err));
 		return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
 	}
-	err = receive_and_report(&rx, &c);
-	socket_teardown(&rx);
-	return pl_rx_end(&rx.run, &rx.stats, err);
+	err = receive_and_report(rxq, &c, &total);
+	queues_teardown(rxq, &c);
+	pl_stats_free(&total);
+	return pl_rx_end(&run, &rx->stats, err);
 }

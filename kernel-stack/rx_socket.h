@@ -14,6 +14,7 @@
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #define MAX_BATCH   1024
@@ -22,12 +23,14 @@
 
 enum { MODE_RECVMMSG, MODE_RECVFROM };
 enum { LOOP_BLOCK, LOOP_BUSY };
+enum { STEER_HASH, STEER_CPU };
 
 struct cfg {
 	struct pl_rx_opts rx; /* the options every receiver takes */
 	const char *bind;
 	unsigned port, batch, rcvbuf;
 	int mode, loop;
+	int steer; /* STEER_*: how SO_REUSEPORT picks a queue's socket */
 	bool stamps;
 	int gpu; /* enum pl_gpu_kind */
 };
@@ -39,16 +42,18 @@ struct sock_rx {
 	int rcvbuf;	      /* what the kernel granted */
 	int64_t realtime_off; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t syscalls, empty, wakeups;
+	uint64_t reflected, reflect_errors; /* --reflect */
 	void (*rx_loop)(struct sock_rx *rx);
 	void (*rx_plain)(struct sock_rx *rx); /* after the traced part */
 	struct pl_trace trace;
-	struct pl_run run;
+	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct mmsghdr msgs[MAX_BATCH];
 	struct iovec iov[MAX_BATCH];
 	uint8_t (*bufs)[BUF_LEN];
 	uint8_t (*cmsg)[CMSG_LEN_TS];
-	struct gpu_socket *gpu; /* the GPU variant's state, or NULL */
+	struct sockaddr_storage *peers; /* --reflect: each datagram's sender */
+	struct gpu_socket *gpu;		/* the GPU variant's state, or NULL */
 };
 
 /* The kernel's software RX stamp of one datagram, in monotonic ns, or 0. */

@@ -76,7 +76,7 @@ void recvmmsg_traced_loop(struct sock_rx *rx)
 	unsigned i;
 	int n;
 
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
 		for (i = 0; i < rx->batch; i++)
 			rx->msgs[i].msg_hdr.msg_controllen = CMSG_LEN_TS;
 		queued = queued_bytes(rx->fd);

@@ -14,6 +14,17 @@
 # Static neighbour entries both ways: no ARP on the link; IPv6 is off on it
 # so no router solicitations or MLD reports show up in the link counters.
 #
+# Queues: PATHLAB_QUEUES gives both ends that many TX and RX queues. With
+# more than one, XPS on the tx side ties TX queue q of pl-tx0 to CPU
+# q mod (online CPUs), so a sender pinned to CPU q (pathlab-gen --threads:
+# thread t runs on CPU t) sends on TX queue q. veth hands a packet to the
+# peer's RX queue of the same number when the peer uses NAPI (an XDP
+# program attached, or GRO on and, as pl-tx0 does TSO, UDP GRO forwarding
+# or GRO fraglist as well); without NAPI it goes to the sending CPU's
+# backlog and the RX queue number is not used. On veth the receive work
+# runs on the sender's CPU either way, so several pinned senders are what
+# spread it over cores.
+#
 # Public: topo_up, topo_down, topo_status, topo_ns, ns_name, ns_exists,
 # ns_exec, ns_spawn. Everything named topo__* is internal.
 # Functions return non-zero on failure and never exit: callers decide.
@@ -234,6 +245,37 @@ topo__side_up() {
 	ip -n "$ns" link set dev "$ifn" up
 }
 
+# Print the XPS mask (hex, 32-bit groups split by commas) of CPU N alone.
+topo__cpu_mask() {
+	local cpu=$1 mask i
+	mask=$(printf '%x' $((1 << (cpu % 32))))
+	for ((i = 0; i < cpu / 32; i++)); do
+		mask+=,00000000
+	done
+	printf '%s\n' "$mask"
+}
+
+# XPS on the tx side of namespace NS with Q queues: TX queue q of pl-tx0
+# is used by CPU q mod (online CPUs). `ip netns exec` mounts the
+# namespace's own sysfs, so this touches only the lab's device.
+topo__xps() {
+	local ns=$1 q=$2 ncpu i masks=()
+	[ "$q" -gt 1 ] || return 0
+	ncpu=$(getconf _NPROCESSORS_ONLN) || return 1
+	for ((i = 0; i < q; i++)); do
+		masks+=("$(topo__cpu_mask $((i % ncpu)))")
+	done
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	ip netns exec "$ns" bash -c '
+		dir=/sys/class/net/$1/queues
+		shift
+		q=0
+		for m in "$@"; do
+			echo "$m" >"$dir/tx-$q/xps_cpus" || exit 1
+			q=$((q + 1))
+		done' xps "$PL_TX_IF" "${masks[@]}"
+}
+
 # Build the topology from nothing: namespaces TX and RX, Q queues.
 topo__build() {
 	local tx=$1 rx=$2 q=$3
@@ -247,6 +289,7 @@ topo__build() {
 		"$PL_RX_MAC" || return 1
 	topo__side_up "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
 		"$PL_TX_MAC" || return 1
+	topo__xps "$tx" "$q" || return 1
 	topo__healthy "$tx" "$rx" "$q"
 }
 
