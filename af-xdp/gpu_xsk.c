@@ -75,7 +75,7 @@ static unsigned gpu_burst(struct xsk_rx *rx)
 		err = pl_gpu_consume(gx->g, &gx->b, n);
 	if (err) {
 		gx->err = err;
-		pl_run_request_stop(&rx->run);
+		pl_run_request_stop(rx->run);
 	} else {
 		pl_gpu_account(&rx->stats, gx->b.res, n, pl_now_ns());
 	}
@@ -95,7 +95,7 @@ static unsigned gpu_burst(struct xsk_rx *rx)
 /* Spin on the RX ring; enter the kernel only when it asks. */
 static void gpu_busy_loop(struct xsk_rx *rx)
 {
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		if (gpu_burst(rx))
 			continue;
 		rx->empty++;
@@ -111,7 +111,7 @@ static void gpu_poll_loop(struct xsk_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		if (gpu_burst(rx))
 			continue;
 		rx->empty++;
@@ -186,7 +186,7 @@ static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
 		err = pl_gpu_consume(gx->g, &gx->b, n);
 	if (err) {
 		gx->err = err;
-		pl_run_request_stop(&rx->run);
+		pl_run_request_stop(rx->run);
 	} else {
 		pl_gpu_account(&rx->stats, gx->b.res, n, pl_now_ns());
 		for (i = 0; i < n && *unit < t->units; i++, traced++)
@@ -220,7 +220,7 @@ static void gpu_traced_loop(struct xsk_rx *rx)
 	struct pl_trace *t = &rx->trace;
 	uint32_t unit = 0;
 
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
 		if (gpu_traced_burst(rx, &unit))
 			continue;
 		rx->empty++;

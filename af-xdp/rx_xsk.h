@@ -50,26 +50,37 @@ struct xsk_rx {
 	int link_fd; /* the bpf_link: closing it detaches the program */
 	unsigned queue;
 
-	/* AF_XDP only */
+	/*
+	 * AF_XDP only. With --queues N there is one struct xsk_rx per queue,
+	 * each with its own UMEM, rings and socket; the program (skel) and
+	 * its counters (xdp) belong to the first, the others share its skel.
+	 */
 	void *area; /* the UMEM: frames * frame_size bytes */
 	size_t area_len;
 	uint64_t frame_mask;
 	struct xsk_umem *umem;
 	struct xsk_socket *xsk;
 	struct xsk_ring_prod fq; /* fill: free frames, user to kernel */
-	struct xsk_ring_cons cq; /* completion: sent frames (unused on RX) */
+	struct xsk_ring_cons cq; /* completion: sent frames back to us */
 	struct xsk_ring_cons rx; /* rx: filled frames, kernel to user */
+	struct xsk_ring_prod tx; /* tx (--reflect): frames to send */
 	int fd;
 	bool zerocopy, need_wakeup;
 	unsigned batch;
 	uint16_t port;
 
 	uint64_t syscalls, wakeups, empty, fill_short, map_reads;
+	/*
+	 * --reflect: descriptors put on the TX ring, frames not reflected
+	 * for want of room on it, sends the kernel dropped (sendto() said
+	 * EBUSY), and completions taken back onto the fill ring.
+	 */
+	uint64_t tx_queued, tx_no_room, tx_dropped, tx_completed;
 	uint64_t link_dropped; /* the link's rx_dropped over the run */
 	void (*rx_loop)(struct xsk_rx *rx);
 	void (*rx_plain)(struct xsk_rx *rx); /* after the traced part */
 	struct pl_trace trace;
-	struct pl_run run;
+	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct xdp_statistics xs0, xs; /* XDP_STATISTICS before and after */
 	struct xdp_totals xdp;
@@ -96,8 +107,14 @@ int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
 /* Detach and unload the program. */
 void xdp_prog_teardown(struct xsk_rx *rx);
 
-/* UMEM, fill ring, socket on the queue, entry in our xsks map; 0/-errno. */
+/*
+ * UMEM, fill ring, socket on RX queue rx->queue (with a TX ring for
+ * --reflect), entry in our xsks map at that queue; 0/-errno.
+ */
 int xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+
+/* The RX queues the interface has now (ethtool -l), or -errno. */
+int xsk_link_rx_queues(const char *ifname);
 
 /* Undo xsk_setup(). */
 void xsk_teardown(struct xsk_rx *rx);

@@ -294,7 +294,7 @@ void xsk_traced_loop(struct xsk_rx *rx)
 	uint32_t unit = 0;
 	bool told = true;
 
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
 		if (traced_burst(rx, &unit)) {
 			told = false;
 			continue;

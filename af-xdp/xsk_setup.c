@@ -13,9 +13,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -85,12 +88,16 @@ static int umem_create(struct xsk_rx *rx, const struct xsk_cfg *c)
 /* >8 umem-create */
 
 /* 8< xsk-create */
-/* A UMEM and an RX-only socket on the queue, zero-copy or copy. */
+/*
+ * A UMEM and a socket on the queue, zero-copy or copy: an RX ring, and a
+ * TX ring of the same size only with --reflect (a receiver sends nothing).
+ */
 static int socket_create(struct xsk_rx *rx, const struct xsk_cfg *c,
 			 bool zerocopy)
 {
 	const struct xsk_socket_config scfg = {
 		.rx_size = c->ring,
+		.tx_size = c->rx.reflect ? c->ring : 0,
 		/* Our program, not libxdp's default that steals ARP. */
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = (zerocopy ? XDP_ZEROCOPY : XDP_COPY) |
@@ -101,8 +108,9 @@ static int socket_create(struct xsk_rx *rx, const struct xsk_cfg *c,
 	err = umem_create(rx, c);
 	if (err)
 		return err;
-	err = xsk_socket__create(&rx->xsk, c->rx.iface, c->queue, rx->umem,
-				 &rx->rx, NULL, &scfg);
+	err = xsk_socket__create(&rx->xsk, c->rx.iface, rx->queue, rx->umem,
+				 &rx->rx, c->rx.reflect ? &rx->tx : NULL,
+				 &scfg);
 	if (err) {
 		xsk_umem__delete(rx->umem);
 		rx->umem = NULL;
@@ -164,7 +172,6 @@ int xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 	if (err)
 		goto out_delete_socket;
 	rx->fd = xsk_socket__fd(rx->xsk);
-	rx->queue = c->queue;
 	rx->need_wakeup = c->need_wakeup;
 	return xsk_read_stats(rx, &rx->xs0);
 
@@ -183,6 +190,25 @@ void xsk_teardown(struct xsk_rx *rx)
 	xsk_socket__delete(rx->xsk);
 	xsk_umem__delete(rx->umem);
 	munmap(rx->area, rx->area_len);
+}
+
+int xsk_link_rx_queues(const char *ifname)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr = { .ifr_data = (void *)&ch };
+	int fd, err = 0;
+
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -ENAMETOOLONG;
+	strcpy(ifr.ifr_name, ifname);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		err = -errno;
+	close(fd);
+	/* A NIC counts its queue pairs as combined, veth as rx. */
+	return err ? err : (int)(ch.rx_count + ch.combined_count);
 }
 
 int xsk_read_stats(const struct xsk_rx *rx, struct xdp_statistics *st)

@@ -535,6 +535,48 @@ static void test_reflect(void)
 	}
 }
 
+/*
+ * pl_frame_udp_csum: a frame whose UDP checksum is partial (the folded
+ * pseudo-header sum that CHECKSUM_PARTIAL leaves for a NIC to finish, as
+ * veth hands it over) or zero gets the whole checksum back, the one the
+ * builder wrote; a frame that had it keeps it. With and without VLAN.
+ */
+static void test_udp_csum(void)
+{
+	static uint8_t f[256], orig[256];
+	struct pl_frame_spec s;
+	uint8_t pseudo[12] = { 0 }, *ip, *udp;
+	struct pl_pkt p;
+	uint16_t part;
+	size_t len;
+	int v;
+
+	for (v = 0; v < 2; v++) {
+		s = spec_vlan(v);
+		len = pl_build_frame(f, sizeof(f), &s, 101, 1, 5, 42);
+		memcpy(orig, f, len);
+		CHECK_EQ_U(pl_parse_frame(f, len, 0, &p), PL_OK);
+		ip = f + p.l3_off;
+		udp = f + p.l4_off;
+		memcpy(pseudo, ip + 12, 8);
+		pseudo[9] = 17;
+		memcpy(pseudo + 10, udp + 4, 2);
+		part = ref_fold(ref_sum(0, pseudo, 12));
+		udp[6] = (uint8_t)(part >> 8);
+		udp[7] = (uint8_t)part;
+		CHECK(udp_sum(ip) != 0xffff); /* partial: not valid as is */
+		pl_frame_udp_csum(f, &p);
+		CHECK(!memcmp(f, orig, len));
+		CHECK_EQ_U(udp_sum(ip), 0xffff);
+		udp[6] = udp[7] = 0;
+		pl_frame_udp_csum(f, &p);
+		CHECK(!memcmp(f, orig, len));
+		pl_frame_reflect(f, &p);
+		pl_frame_udp_csum(f, &p);
+		CHECK_EQ_U(udp_sum(ip), 0xffff);
+	}
+}
+
 int main(void)
 {
 	test_csum();
@@ -547,6 +589,7 @@ int main(void)
 	test_other();
 	test_sizes();
 	test_reflect();
+	test_udp_csum();
 	time_parse(18, 2000000);
 	time_parse(978, 500000);
 	return CHECK_DONE();
