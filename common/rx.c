@@ -135,6 +135,21 @@ static void *queue_main(void *arg)
 	return NULL;
 }
 
+/* Start queue t->q's thread: a new one, or the path's (queue_launch). */
+static int start_queue(struct pl_run *run, struct pl_rx_window *w,
+		       struct queue_thread *t)
+{
+	int err;
+
+	if (w->queue_launch)
+		return w->queue_launch(w->arg, t->q, queue_main, t);
+	err = -pthread_create(&run->queue_thread[t->q - 1], NULL, queue_main,
+			      t);
+	if (!err)
+		run->queue_alive[t->q - 1] = true;
+	return err;
+}
+
 /*
  * The loops of a run on many queues: queue 0 here, the others on threads
  * of their own; every one joined before the caller's "after" snapshot.
@@ -150,12 +165,9 @@ static int run_queues(const struct pl_rx_opts *o, struct pl_run *run,
 		t[q] = (struct queue_thread){ o, run, w, q };
 	pthread_mutex_lock(&run->queue_lock);
 	for (q = 1; q < n && !err; q++) {
-		err = -pthread_create(&run->queue_thread[q - 1], NULL,
-				      queue_main, &t[q]);
-		if (!err) {
-			run->queue_alive[q - 1] = true;
+		err = start_queue(run, w, &t[q]);
+		if (!err)
 			run->queue_threads = q;
-		}
 	}
 	pthread_mutex_unlock(&run->queue_lock);
 	if (err)
@@ -163,7 +175,10 @@ static int run_queues(const struct pl_rx_opts *o, struct pl_run *run,
 	else
 		run_queue(&t[0]);
 	for (q = 0; q < run->queue_threads; q++)
-		pthread_join(run->queue_thread[q], NULL);
+		if (w->queue_wait)
+			w->queue_wait(w->arg, q + 1);
+		else
+			pthread_join(run->queue_thread[q], NULL);
 	return err;
 }
 

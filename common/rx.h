@@ -149,6 +149,17 @@ struct pl_rx_window {
 	struct pl_rx_stats *queue_stats[PL_MAX_QUEUES];
 	uint64_t queue_sleeps[PL_MAX_QUEUES]; /* out: per queue thread */
 	/*
+	 * Optional, with queue_loop: queues 1..N-1 on threads the path
+	 * already has (DPDK: its EAL worker lcores, each with its own
+	 * mempool cache) instead of new ones. queue_launch(arg, q, fn,
+	 * targ) starts fn(targ) on queue q's thread, 0 or -errno;
+	 * queue_wait(arg, q) waits for it to return. A stop never signals
+	 * those threads: their loop must not block.
+	 */
+	int (*queue_launch)(void *arg, unsigned q, void *(*fn)(void *),
+			    void *targ);
+	void (*queue_wait)(void *arg, unsigned q);
+	/*
 	 * Optional, in place of the "before" snapshot: a path whose sender
 	 * starts only when it lets it (verbs: the connection) takes *before
 	 * itself at the last step before that. 0 or -errno.

@@ -31,7 +31,8 @@ struct cfg {
 	struct pl_rx_opts rx; /* the options every receiver takes */
 	const char *pci;
 	unsigned burst, rx_desc, mbufs;
-	unsigned cpu; /* the EAL's lcore: the EAL pins it, not pl_rx_begin() */
+	/* The EAL's lcore (queue q's: cpu + q, wrapped); the EAL pins it. */
+	unsigned cpu;
 	int vdev;
 	bool xstats;
 	int gpu; /* enum pl_gpu_kind */
@@ -42,7 +43,7 @@ struct eal_args {
 	int argc;
 	char *argv[EAL_MAX_ARGS];	 /* rte_eal_init() permutes these */
 	const char *shown[EAL_MAX_ARGS]; /* the same, in the order given */
-	char store[1024];		 /* the strings argv points into */
+	char store[2048];		 /* the strings argv points into */
 	size_t used;
 	bool built;	  /* by us from --iface/--pci, not given by the user */
 	char prefix[64];  /* --file-prefix in use ("rte" by default) */
@@ -57,6 +58,12 @@ struct eal_args {
 /* EAL arguments for the lab or a real NIC from the options; 0 or -errno. */
 int eal_args_build(struct eal_args *e, const struct cfg *c,
 		   const char *const *vdevs);
+
+/*
+ * Refuse --queues above what the lab's af_xdp vdev can bind: one socket
+ * per RX queue of the interface (a one-line error). 0 or -EINVAL.
+ */
+int eal_check_queues(const struct cfg *c);
 
 /* Refuse a PCI device that carries a default route; warn about mlx5. */
 int eal_check_pci(const char *pci);
@@ -73,11 +80,18 @@ void eal_remove_runtime_at_exit(const struct eal_args *e);
 /* The port, its pool, and the PMD's counters read at the end of a run. */
 struct dpdk_port {
 	uint16_t id;
+	uint16_t nq; /* RX queues, and as many TX queues (set by ports_setup) */
+	uint16_t max_queues; /* what the PMD takes (the lesser, RX or TX) */
 	struct rte_mempool *pool;
 	/* Set before port_setup(): a pool on device memory to use instead. */
 	struct rte_mempool *ext_pool;
+	bool pool_borrowed; /* ext_pool is another port's: not freed here */
+	bool rss;	    /* mq_mode RSS: the PMD hashes flows to queues */
+	uint64_t rss_hf;    /* the hash types asked for (those it offers) */
 	char driver[32];
 	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+	/* Per RX queue, as the PMD counts them (rte_eth_stats.q_ipackets). */
+	uint64_t q_ipackets[PL_MAX_QUEUES];
 	uint64_t ring_drops; /* af_packet: PACKET_STATISTICS tp_drops */
 	bool have_ring_drops;
 	unsigned nxstats;
@@ -85,8 +99,20 @@ struct dpdk_port {
 	uint64_t *xstat_values;
 };
 
-/* Mempool, one RX queue, promiscuous, started; 0 or -errno. */
+/*
+ * Mempool (unless ext_pool), p->nq RX and TX queues (RSS over them when
+ * more than one), promiscuous, started; p->id set by the caller. 0/-errno.
+ */
 int port_setup(struct dpdk_port *p, const struct cfg *c);
+
+/*
+ * The ports of a run on n queues (port.c): one port with n queues (a NIC,
+ * the af_packet vdev with qpairs=n), or n ports of one queue each (one
+ * af_xdp vdev per kernel queue); port 0 (p) owns the pool, the others
+ * (more[0..n-2]) share it. *nports says how many. 0 or -errno.
+ */
+int ports_setup(struct dpdk_port *p, struct dpdk_port *more, unsigned n,
+		unsigned *nports, const struct cfg *c);
 
 /* Reset the PMD's counters (and the socket's) before a run. */
 void port_stats_reset(struct dpdk_port *p);
@@ -100,13 +126,42 @@ void port_stats_json(struct pl_json *j, const struct dpdk_port *p);
 /* Stop and close the port, free the pool; undoes port_setup(). */
 void port_teardown(struct dpdk_port *p);
 
+struct dpdk_rx;
+
+/*
+ * One RX queue and the lcore that polls it, with counters of its own: a
+ * run on N queues has N of these, each polled on its own lcore.
+ */
+struct dpdk_queue {
+	struct dpdk_rx *rx;	   /* the run: its control, burst, options */
+	uint16_t port, queue;	   /* what it polls: port id and RX queue */
+	uint16_t burst;		   /* --burst */
+	unsigned lcore;		   /* the EAL lcore it runs on */
+	struct pl_rx_stats *stats; /* queue 0: &rx->stats, else &own */
+	struct pl_rx_stats own;
+	uint64_t polls[2], cycles[2];	    /* as dpdk_rx's, for this queue */
+	uint64_t reflected, reflect_errors; /* --reflect */
+	uint64_t pmd_ipackets;	    /* what the PMD counted on this queue */
+	void *(*launch_fn)(void *); /* what runs on the lcore (queue_launch) */
+	void *launch_arg;
+	struct rte_mbuf *bufs[MAX_BURST];
+	struct rte_mbuf *back[MAX_BURST]; /* --reflect: to send back */
+} __attribute__((aligned(64)));
+
 /* The receiver: the port, its EAL arguments, the loop's counters. */
 struct dpdk_rx {
 	struct dpdk_port port;
+	/* One af_xdp vdev per queue: ports 1..N-1 (port is port 0). */
+	struct dpdk_port more_ports[PL_MAX_QUEUES - 1];
+	unsigned nports;
+	struct dpdk_queue queues[PL_MAX_QUEUES]; /* queue 0 too, N = 1 */
+	unsigned nqueues;
+	bool reflect; /* --reflect: every good frame goes back */
+	void (*poll)(struct dpdk_queue *q); /* a queue's loop, chosen once */
 	struct eal_args eal;
 	const char *mode; /* af_packet | af_xdp | pci */
 	unsigned burst;
-	uint64_t polls[2];  /* [0] empty, [1] returned packets */
+	uint64_t polls[2];  /* [0] empty, [1] returned packets; all queues */
 	uint64_t cycles[2]; /* TSC cycles of those polls */
 	uint64_t wakeups;
 	void (*rx_loop)(struct dpdk_rx *rx);
@@ -115,6 +170,7 @@ struct dpdk_rx {
 	struct gpu_dpdk *gpu; /* the GPU variant's state, or NULL */
 	struct pl_run run;
 	struct pl_rx_stats stats;
+	struct pl_rx_stats total; /* many queues: theirs merged */
 	struct rte_mbuf *bufs[MAX_BURST];
 };
 

@@ -134,6 +134,56 @@ static void choose_memory(struct eal_args *e)
 	}
 }
 
+/*
+ * The lcores: -l CPU for one queue. For n queues, lcore q on CPU cpu + q
+ * (wrapped over the CPUs, as pl_rx_queue_cpu() does): --lcores
+ * 0@C0,1@C1,... Lcore q polls queue q; lcore 0, the lowest, is the main
+ * one (this thread), the others are EAL workers.
+ */
+static int add_lcores(struct eal_args *e, unsigned cpu, unsigned n)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned q, on;
+	int err;
+
+	if (n < 2) {
+		err = add_arg(e, "-l");
+		return err ? err : add_arg(e, "%u", cpu);
+	}
+	err = add_arg(e, "--lcores");
+	for (q = 0; q < n && !err; q++) {
+		on = ncpu > 0 ? (cpu + q) % (unsigned)ncpu : cpu;
+		err = q ? append(e, ",%u@%u", q, on) : add_arg(e, "0@%u", on);
+	}
+	return err;
+}
+
+/*
+ * The lab's vdev on the interface, for n queues. af_packet: qpairs=n
+ * packet sockets in one PACKET_FANOUT hash group, each ring as many
+ * frames as our descriptors. af_xdp: one vdev per kernel RX queue,
+ * net_af_xdpQ on queue Q (queue_count above 1 needs combined channels,
+ * which veth lacks): a port per queue.
+ */
+static int add_vdevs(struct eal_args *e, const struct cfg *c,
+		     const char *const *vdevs, unsigned n)
+{
+	unsigned q;
+	int err;
+
+	if (c->vdev == VDEV_AF_PACKET) {
+		err = add_arg(e, "--vdev=net_%s0,iface=%s,framecnt=%u",
+			      vdevs[c->vdev], c->rx.iface, c->rx_desc);
+		return err || n < 2 ? err : append(e, ",qpairs=%u", n);
+	}
+	for (q = 0, err = 0; q < n && !err; q++)
+		err = add_arg(e,
+			      "--vdev=net_%s%u,iface=%s,start_queue=%u,"
+			      "queue_count=1",
+			      vdevs[c->vdev], q, c->rx.iface, q);
+	return err;
+}
+
 /* 8< dpdk-eal-args */
 int eal_args_build(struct eal_args *e, const struct cfg *c,
 		   const char *const *vdevs)
@@ -146,8 +196,7 @@ int eal_args_build(struct eal_args *e, const struct cfg *c,
 	snprintf(e->prefix, sizeof(e->prefix), "pathlab-%d", (int)getpid());
 	choose_memory(e);
 	err |= add_arg(e, "pathlab-rx-dpdk");
-	err |= add_arg(e, "-l");
-	err |= add_arg(e, "%u", cpu);
+	err |= add_lcores(e, cpu, pl_rx_queues(&c->rx));
 	if (!e->huge)
 		err |= add_arg(e, "--no-huge");
 	err |= add_arg(e, "-m");
@@ -163,19 +212,46 @@ int eal_args_build(struct eal_args *e, const struct cfg *c,
 		err |= add_arg(e, "%s", c->pci);
 	} else {
 		err |= add_arg(e, "--no-pci");
-		err |= add_arg(e, "--vdev=net_%s0,iface=%s", vdevs[c->vdev],
-			       c->rx.iface);
-		/* af_packet sizes its ring itself: as many frames as our
-		 * descriptors. af_xdp: queue 0, the only one a veth has. */
-		if (c->vdev == VDEV_AF_PACKET)
-			err |= append(e, ",framecnt=%u", c->rx_desc);
-		else
-			err |= append(e, ",start_queue=0,queue_count=1");
+		err |= add_vdevs(e, c, vdevs, pl_rx_queues(&c->rx));
 	}
 	e->argv[e->argc] = NULL;
 	return err ? -E2BIG : 0;
 }
 /* >8 dpdk-eal-args */
+
+/* The RX queues of a network interface (its queues/rx-N), 0 if unknown. */
+static unsigned link_rx_queues(const char *ifname)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		n += !strncmp(de->d_name, "rx-", 3);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int eal_check_queues(const struct cfg *c)
+{
+	unsigned n = pl_rx_queues(&c->rx), have;
+
+	if (n < 2 || c->pci || c->vdev != VDEV_AF_XDP)
+		return 0;
+	have = link_rx_queues(c->rx.iface);
+	if (!have || have >= n)
+		return 0;
+	fprintf(stderr,
+		"pathlab-rx-dpdk: --queues %u: %s has %u RX queues, and "
+		"af_xdp binds one socket to each (a lab with more: "
+		"PATHLAB_QUEUES=%u)\n",
+		n, c->rx.iface, have, n);
+	return -EINVAL;
+}
 
 /* Read a one-line sysfs file into buf without its newline; 0 or -errno. */
 static int read_line(const char *path, char *buf, size_t len)

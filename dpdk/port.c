@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The port: one mempool of mbufs, one RX queue, RSS off, promiscuous on,
+ * The port: one mempool of mbufs, one RX queue per lcore (RSS over them
+ * when there are more than one, where the PMD offers it), promiscuous on,
  * as in DPDK's examples/skeleton/basicfwd.c. Every ethdev call returns 0
  * or -errno; the cleanup ladder undoes them in reverse order.
  */
@@ -18,45 +19,68 @@
 
 #define MBUF_CACHE 256
 
+/*
+ * RSS on a port of many queues: the NIC hashes each frame's addresses and
+ * ports and picks a queue through its redirection table (RETA), so one
+ * flow stays on one queue. Only the hash types the PMD offers may be
+ * asked for; the lab's vdevs offer none (their "RSS" is the kernel's:
+ * see ports_setup()), and then the mode stays NONE.
+ */
+static void port_rss(struct dpdk_port *p, const struct rte_eth_dev_info *info,
+		     struct rte_eth_conf *conf)
+{
+	p->rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+		    info->flow_type_rss_offloads;
+	p->rss = p->nq > 1 && p->rss_hf;
+	if (!p->rss)
+		return;
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_hf = p->rss_hf;
+}
+
 /* 8< dpdk-port-setup */
-/* Mempool, one RX queue, promiscuous, started; 0 or -errno. */
+/* Mempool, nq RX and TX queues, promiscuous, started; 0 or -errno. */
 int port_setup(struct dpdk_port *p, const struct cfg *c)
 {
-	const struct rte_eth_conf conf = {
+	struct rte_eth_conf conf = {
 		.rxmode = { .mq_mode = RTE_ETH_MQ_RX_NONE }, /* no RSS */
 	};
 	struct rte_eth_dev_info info;
-	uint16_t rxd = (uint16_t)c->rx_desc, txd = 512;
-	int err;
+	uint16_t rxd = (uint16_t)c->rx_desc, txd = 512, q, nq = p->nq;
+	int err, node = rte_eth_dev_socket_id(p->id);
 
-	if (rte_eth_dev_count_avail() != 1)
-		return -ENODEV;
-	RTE_ETH_FOREACH_DEV(p->id)
-	break;
 	/* The GPU variant brings its own pool, on device memory. */
 	p->pool = p->ext_pool;
-	if (!p->pool)
+	if (!p->pool) /* --mbufs for each of the run's queues */
 		p->pool = rte_pktmbuf_pool_create(
-			"pathlab_rx", c->mbufs, MBUF_CACHE, 0,
-			RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+			"pathlab_rx", c->mbufs * pl_rx_queues(&c->rx),
+			MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+			rte_socket_id());
 	if (!p->pool)
 		return -rte_errno;
 	err = rte_eth_dev_info_get(p->id, &info);
 	if (err)
 		goto out_free_pool;
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
-	/* One TX queue too, unused: some PMDs (af_xdp) refuse none. */
-	err = rte_eth_dev_configure(p->id, 1, 1, &conf);
+	p->max_queues = RTE_MIN(info.max_rx_queues, info.max_tx_queues);
+	if (nq > p->max_queues) {
+		err = -ERANGE; /* the caller says so, with max_queues */
+		goto out_free_pool;
+	}
+	port_rss(p, &info, &conf);
+	/* As many TX queues: --reflect sends on them (af_xdp needs one). */
+	err = rte_eth_dev_configure(p->id, nq, nq, &conf);
 	if (err)
 		goto out_free_pool;
 	err = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &rxd, &txd);
 	if (err)
 		goto out_close;
-	err = rte_eth_rx_queue_setup(
-		p->id, 0, rxd, rte_eth_dev_socket_id(p->id), NULL, p->pool);
-	if (!err)
-		err = rte_eth_tx_queue_setup(
-			p->id, 0, txd, rte_eth_dev_socket_id(p->id), NULL);
+	for (q = 0; q < nq && !err; q++) {
+		err = rte_eth_rx_queue_setup(p->id, q, rxd, node, NULL,
+					     p->pool);
+		if (!err)
+			err = rte_eth_tx_queue_setup(p->id, q, txd, node, NULL);
+	}
 	if (err)
 		goto out_close;
 	err = rte_eth_dev_start(p->id);
@@ -72,10 +96,54 @@ out_stop:
 out_close:
 	rte_eth_dev_close(p->id);
 out_free_pool:
-	rte_mempool_free(p->pool);
+	if (!p->pool_borrowed)
+		rte_mempool_free(p->pool);
 	return err;
 }
 /* >8 dpdk-port-setup */
+
+/*
+ * The ports a run on n queues polls. A NIC, or the af_packet vdev with
+ * qpairs=n, is one port with n queues: the NIC's RSS, or the kernel's
+ * PACKET_FANOUT hash over n packet sockets, picks one queue per flow.
+ * DPDK 22.11's af_xdp vdev takes queue_count=n only on a device with n
+ * combined channels, which veth lacks (it has RX and TX channels), so the
+ * lab gives it one vdev per kernel RX queue instead: n ports of one queue
+ * each, sharing port 0's pool. There the kernel picks the queue: veth
+ * delivers a frame on the RX queue of the TX queue it was sent on.
+ */
+int ports_setup(struct dpdk_port *p, struct dpdk_port *more, unsigned n,
+		unsigned *nports, const struct cfg *c)
+{
+	unsigned avail = rte_eth_dev_count_avail(), i = 0;
+	uint16_t id;
+	int err = -ENODEV;
+
+	if (avail != 1 && avail != n)
+		return avail ? -EXDEV : -ENODEV;
+	RTE_ETH_FOREACH_DEV(id)
+	{
+		struct dpdk_port *pi = i ? &more[i - 1] : p;
+
+		pi->id = id;
+		pi->nq = (uint16_t)(avail == 1 ? n : 1);
+		if (i) {
+			pi->ext_pool = p->pool;
+			pi->pool_borrowed = true;
+		}
+		err = port_setup(pi, c);
+		if (err)
+			break;
+		if (++i == avail)
+			break;
+	}
+	*nports = i;
+	if (i == avail)
+		return 0;
+	while (i-- > 0)
+		port_teardown(i ? &more[i - 1] : p);
+	return err;
+}
 
 /* Call fn on every AF_PACKET socket of this process (the PMD's ones). */
 static bool for_each_packet_socket(void (*fn)(int fd, void *arg), void *arg)
@@ -180,11 +248,14 @@ out_free:
 int port_stats_read(struct dpdk_port *p, bool xstats)
 {
 	struct rte_eth_stats st;
+	unsigned q;
 	int err;
 
 	err = rte_eth_stats_get(p->id, &st);
 	if (err)
 		return err;
+	for (q = 0; q < p->nq && q < RTE_ETHDEV_QUEUE_STAT_CNTRS; q++)
+		p->q_ipackets[q] = st.q_ipackets[q];
 	p->ipackets = st.ipackets;
 	p->ibytes = st.ibytes;
 	p->imissed = st.imissed;
@@ -220,7 +291,8 @@ void port_teardown(struct dpdk_port *p)
 {
 	rte_eth_dev_stop(p->id);
 	rte_eth_dev_close(p->id);
-	rte_mempool_free(p->pool);
+	if (!p->pool_borrowed)
+		rte_mempool_free(p->pool);
 	free(p->xstat_names);
 	free(p->xstat_values);
 }
