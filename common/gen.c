@@ -42,7 +42,7 @@ struct gen_thread {
 	const struct gen_tx_ops *ops;
 	void *ctx;
 	struct gen_result res;
-	struct gen_rtt *rtt; /* --pingpong: thread 0's round trips */
+	struct pl_rtt *rtt; /* --pingpong: thread 0's round trips */
 	pthread_t tid;
 	int err; /* pinning failed: -errno */
 };
@@ -392,7 +392,7 @@ static void write_threads(struct pl_json *j)
 
 /* The generator's JSON: what it sent, and what its side of the link lost. */
 static void write_json(FILE *f, const struct gen_cfg *c,
-		       const struct gen_result *r, const struct gen_rtt *rtt)
+		       const struct gen_result *r, const struct pl_rtt *rtt)
 {
 	struct pl_sysctr d;
 	struct pl_json j;
@@ -425,7 +425,11 @@ static void write_json(FILE *f, const struct gen_cfg *c,
 	pl_json_u64(&j, "end_markers_sent", r->end_sent);
 	write_threads(&j);
 	if (rtt)
-		gen_rtt_json(&j, rtt);
+		pl_rtt_json(
+			&j, rtt,
+			"whole round trip on the sender's clock (ping sent to "
+			"reflection read); sockperf and perftest report half "
+			"of it as latency");
 	pl_json_dbl(&j, "duration_s", secs);
 	pl_json_dbl(&j, "pps", pps);
 	pl_json_dbl(&j, "gbps", pps * c->frame_bytes * 8 / 1e9);
@@ -552,7 +556,7 @@ static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 
 /* Print the one-line summary of the run on stderr. */
 static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
-			  const struct gen_rtt *rtt)
+			  const struct pl_rtt *rtt)
 {
 	if (c->quiet)
 		return;
@@ -564,12 +568,12 @@ static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
 		(unsigned long long)r->errors, r->last_errno ? ", last: " : "",
 		r->last_errno ? strerror(r->last_errno) : "");
 	if (rtt)
-		gen_rtt_print(stderr, rtt);
+		pl_rtt_print(stderr, "pathlab-gen", rtt);
 }
 
 /* Write the JSON summary to path (- = stdout); PL_EXIT_* */
 static int save_json(const char *path, const struct gen_cfg *c,
-		     const struct gen_result *r, const struct gen_rtt *rtt)
+		     const struct gen_result *r, const struct pl_rtt *rtt)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 
@@ -596,7 +600,7 @@ int main(int argc, char **argv)
 	const char *json = NULL;
 	unsigned size = 0, payload = 0, cpu = UINT_MAX, t;
 	struct gen_result res = { 0 };
-	struct gen_rtt *rtt = NULL;
+	struct pl_rtt *rtt = NULL;
 	long ncpu;
 	int err;
 	const struct pl_opt opts[] = {
@@ -635,15 +639,8 @@ int main(int argc, char **argv)
 		{ "bad-every", PL_OPT_U32, &c.bad_every, "N",
 		  "with --tx packet, every Nth frame is malformed", 2,
 		  1000000 },
-		{ "pingpong", PL_OPT_FLAG, &c.pingpong, NULL,
-		  "round trips (--tx udp): send a ping, await its reflection, "
-		  "then the next" },
-		{ "warmup", PL_OPT_U32, &c.warmup, "N",
-		  "ping-pong: first N pings not measured (100, or a tenth "
-		  "of a --count below 1000)" },
-		{ "reply-timeout", PL_OPT_U32, &c.reply_timeout_ms, "MS",
-		  "ping-pong: a ping unanswered this long is lost (100)", 1,
-		  60000 },
+		PL_RTT_OPTS(&c.pingpong, &c.warmup, &c.reply_timeout_ms,
+			    " (--tx udp)"),
 		{ "cpu", PL_OPT_U32, &cpu, "N",
 		  "pin to this CPU (thread t: N + t)", 0, 4095 },
 		{ "no-end", PL_OPT_FLAG, &c.no_end, NULL,

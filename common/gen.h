@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "hist.h"
+#include "rtt.h"
 #include "sysctr.h"
 #include "wire.h"
 
@@ -66,16 +67,6 @@ struct gen_result {
 };
 
 /* Round trips of a --pingpong run, on the sender's own clock. */
-struct gen_rtt {
-	uint64_t warmup;	  /* pings sent in the warm-up */
-	uint64_t warmup_timeouts; /* of those, unanswered (not counted) */
-	uint64_t timeouts;	  /* measured pings without a reply in time */
-	uint64_t late;		  /* replies to earlier, timed-out pings */
-	uint64_t mismatched;	  /* replies that match no ping of ours */
-	uint64_t recv_errors;	  /* recv() failures (ICMP errors, ...) */
-	struct pl_hist hist;	  /* measured round trips, ns */
-};
-
 enum gen_tx { GEN_TX_UDP, GEN_TX_PACKET, GEN_TX_UDP_GSO };
 
 /* One datagram to send: payload built by the loop, frame by the back end. */
@@ -109,15 +100,9 @@ int gen_udp_fd(void *ctx, unsigned flow);
  * its reflection, then the next; fills res like a train and rtt.
  */
 void gen_pingpong(const struct gen_cfg *c, const struct gen_tx_ops *ops,
-		  void *ctx, struct gen_result *res, struct gen_rtt *rtt,
+		  void *ctx, struct gen_result *res, struct pl_rtt *rtt,
 		  volatile sig_atomic_t *stop);
 
 struct pl_json;
-
-/* The "rtt" object of the generator's JSON. */
-void gen_rtt_json(struct pl_json *j, const struct gen_rtt *rtt);
-
-/* One line of round-trip figures (microseconds) for the terminal. */
-void gen_rtt_print(FILE *f, const struct gen_rtt *rtt);
 
 #endif

@@ -27,8 +27,6 @@
 #include <sys/socket.h>
 
 /* What became of one ping. */
-enum pong { PONG_OK, PONG_TIMEOUT, PONG_STOPPED };
-
 /* The ping in flight: what its reflection must carry. */
 struct ping {
 	uint8_t flow;
@@ -41,7 +39,7 @@ struct ping {
  * TX stamp in *tx_ns); otherwise counted as late or mismatched.
  */
 static bool is_reply(const void *buf, size_t len, const struct ping *p,
-		     struct gen_rtt *r, uint64_t *tx_ns)
+		     struct pl_rtt *r, uint64_t *tx_ns)
 {
 	struct pl_pkt pkt;
 
@@ -78,9 +76,9 @@ static bool wait_readable(int fd, uint64_t deadline)
 }
 
 /* Wait until deadline for p's reply on fd; its round trip in *rtt_ns. */
-static enum pong await_reply(int fd, const struct ping *p, uint64_t deadline,
-			     struct gen_rtt *r, uint64_t *rtt_ns,
-			     volatile sig_atomic_t *stop)
+static enum pl_pong await_reply(int fd, const struct ping *p, uint64_t deadline,
+				struct pl_rtt *r, uint64_t *rtt_ns,
+				volatile sig_atomic_t *stop)
 {
 	uint8_t buf[PL_MAX_FRAME];
 	uint64_t t_rx, tx_ns;
@@ -91,37 +89,21 @@ static enum pong await_reply(int fd, const struct ping *p, uint64_t deadline,
 		t_rx = pl_now_ns();
 		if (len >= 0 && is_reply(buf, (size_t)len, p, r, &tx_ns)) {
 			*rtt_ns = t_rx - tx_ns;
-			return PONG_OK;
+			return PL_PONG_OK;
 		}
 		if (len < 0 && errno != EAGAIN && errno != EINTR)
 			r->recv_errors++; /* ECONNREFUSED: nobody reflects */
 		if (len < 0 && errno == EAGAIN && !wait_readable(fd, deadline))
-			return PONG_TIMEOUT;
+			return PL_PONG_TIMEOUT;
 		if (len >= 0 && t_rx >= deadline)
-			return PONG_TIMEOUT;
+			return PL_PONG_TIMEOUT;
 	}
-	return PONG_STOPPED;
-}
-
-/* Book one ping's outcome: warm-up pings are counted but not measured. */
-static void account_pong(struct gen_rtt *r, bool warmup, enum pong got,
-			 uint64_t rtt_ns)
-{
-	if (got == PONG_STOPPED)
-		return;
-	if (warmup) {
-		r->warmup++;
-		r->warmup_timeouts += got == PONG_TIMEOUT;
-	} else if (got == PONG_OK) {
-		pl_hist_record(&r->hist, rtt_ns);
-	} else {
-		r->timeouts++;
-	}
+	return PL_PONG_STOPPED;
 }
 
 /* A progress line once a second on long runs. */
 static void pp_progress(const struct gen_cfg *c, const struct gen_result *res,
-			const struct gen_rtt *r, uint64_t now, uint64_t *next)
+			const struct pl_rtt *r, uint64_t now, uint64_t *next)
 {
 	if (c->quiet || now < *next)
 		return;
@@ -161,7 +143,7 @@ static int send_ping(const struct gen_tx_ops *ops, void *ctx,
 }
 
 void gen_pingpong(const struct gen_cfg *c, const struct gen_tx_ops *ops,
-		  void *ctx, struct gen_result *res, struct gen_rtt *rtt,
+		  void *ctx, struct gen_result *res, struct pl_rtt *rtt,
 		  volatile sig_atomic_t *stop)
 {
 	uint64_t period = c->rate ? 1000000000ull / c->rate : 0;
@@ -169,7 +151,7 @@ void gen_pingpong(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 	uint64_t deadline, end_ns = 0, next_report, now, rtt_ns = 0, k;
 	unsigned flow = 0;
 	struct ping p;
-	enum pong got;
+	enum pl_pong got;
 
 	pl_hist_init(&rtt->hist);
 	res->start_ns = deadline = pl_now_ns();
@@ -189,7 +171,7 @@ void gen_pingpong(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		}
 		got = await_reply(gen_udp_fd(ctx, flow), &p, p.t1 + timeout,
 				  rtt, &rtt_ns, stop);
-		account_pong(rtt, k < c->warmup, got, rtt_ns);
+		pl_rtt_account(rtt, k < c->warmup, got, rtt_ns);
 		flow = (flow + 1) % c->flows;
 		now = pl_now_ns();
 		if (deadline < now)
@@ -199,48 +181,4 @@ void gen_pingpong(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 			break;
 	}
 	res->end_ns = pl_now_ns();
-}
-
-void gen_rtt_json(struct pl_json *j, const struct gen_rtt *r)
-{
-	const struct pl_hist *h = &r->hist;
-
-	pl_json_obj(j, "rtt");
-	pl_json_str(j, "kind", "round_trip");
-	pl_json_u64(j, "samples", h->count);
-	pl_json_u64(j, "warmup", r->warmup);
-	pl_json_u64(j, "warmup_timeouts", r->warmup_timeouts);
-	pl_json_u64(j, "timeouts", r->timeouts);
-	pl_json_u64(j, "late", r->late);
-	pl_json_u64(j, "mismatched", r->mismatched);
-	pl_json_u64(j, "recv_errors", r->recv_errors);
-	pl_json_u64(j, "min_ns", h->count ? h->min : 0);
-	pl_json_dbl(j, "mean_ns", h->count ? pl_hist_mean(h) : 0);
-	pl_json_u64(j, "p50_ns", pl_hist_percentile(h, 50));
-	pl_json_u64(j, "p99_ns", pl_hist_percentile(h, 99));
-	pl_json_u64(j, "p999_ns", pl_hist_percentile(h, 99.9));
-	pl_json_u64(j, "max_ns", h->count ? h->max : 0);
-	pl_json_str(j, "note",
-		    "whole round trip on the sender's clock (ping sent to "
-		    "reflection read); sockperf and perftest report half of "
-		    "it as latency");
-	pl_json_end(j);
-}
-
-void gen_rtt_print(FILE *f, const struct gen_rtt *r)
-{
-	const struct pl_hist *h = &r->hist;
-
-	fprintf(f,
-		"pathlab-gen: round trip over %llu pings (+%llu warm-up): "
-		"min %.1f p50 %.1f p99 %.1f p99.9 %.1f max %.1f us; "
-		"%llu timeouts, %llu late, %llu mismatched\n",
-		(unsigned long long)h->count, (unsigned long long)r->warmup,
-		(double)(h->count ? h->min : 0) / 1e3,
-		(double)pl_hist_percentile(h, 50) / 1e3,
-		(double)pl_hist_percentile(h, 99) / 1e3,
-		(double)pl_hist_percentile(h, 99.9) / 1e3,
-		(double)(h->count ? h->max : 0) / 1e3,
-		(unsigned long long)r->timeouts, (unsigned long long)r->late,
-		(unsigned long long)r->mismatched);
 }

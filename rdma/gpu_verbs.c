@@ -91,7 +91,7 @@ static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
 		err = pl_gpu_consume(gv->g, &gv->b, d);
 		if (err) {
 			gv->err = err;
-			pl_run_request_stop(&rx->run);
+			pl_run_request_stop(rx->run);
 			return;
 		}
 		pl_gpu_account(&rx->stats, gv->b.res, d, pl_now_ns());
@@ -108,7 +108,7 @@ static void gpu_poll_loop(struct verbs_rx *rx)
 	struct gpu_verbs *gv = rx->gpu;
 	int n;
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;
 		if (n <= 0) {
@@ -185,7 +185,7 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 		err = pl_gpu_consume(gv->g, &gv->b, d);
 		if (err) {
 			gv->err = err;
-			pl_run_request_stop(&rx->run);
+			pl_run_request_stop(rx->run);
 			return;
 		}
 		pl_gpu_account(&rx->stats, gv->b.res, d, pl_now_ns());
@@ -225,7 +225,7 @@ static void gpu_traced_loop(struct verbs_rx *rx)
 	int n;
 
 	verbs_trace_qp(rx, "QP after the accept");
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
 		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;
 		if (n <= 0) {

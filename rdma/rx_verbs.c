@@ -44,13 +44,18 @@
 
 static const char *const cqs[] = { "poll", "event", NULL };
 
-/* Parse and account one message handed to us at now. */
-static inline void rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
+/*
+ * Parse and account one message handed to us at now; true for a ping (a
+ * good message flagged PL_FLAG_PING, not an end marker): --reflect sends
+ * those back.
+ */
+static inline bool rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
 			  uint64_t now)
 {
 	struct pl_pkt p;
 
-	verbs_account(rx, buf, len, now, &p);
+	return verbs_account(rx, buf, len, now, &p) == PL_OK &&
+	       (p.flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
 }
 
 /* 8< verbs-post-recv */
@@ -87,12 +92,14 @@ int rx_verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 }
 
 /*
- * The last step before the sender may send: fill the receive queue (every
- * slot of the ring, a batch per call) and take the "before" snapshots, so
- * that the counters see every data packet and no connection message.
+ * The last step before the sender may use this QP: fill its receive queue
+ * (every slot of the ring, a batch per call). After the last queue's, take
+ * the run's "before" snapshots, so that the counters see every data packet
+ * and no connection message.
  */
 static int before_accept(void *arg)
 {
+	struct verbs_rx *first;
 	struct verbs_rx *rx = arg;
 	uint32_t slot[VERBS_MAX_BATCH];
 	unsigned i, k, n;
@@ -107,8 +114,11 @@ static int before_accept(void *arg)
 	}
 	if (rx->cfg->rx.trace)
 		verbs_trace_posted(rx);
-	verbs_hwctr_read(&rx->ep.where, &rx->hw_before);
-	pl_sysctr_read(&rx->before, rx->ifname);
+	if (rx->queue + 1 < rx->nqueues)
+		return err;
+	first = &rx->queues[0];
+	verbs_hwctr_read(&first->ep.where, &first->hw_before);
+	pl_sysctr_read(&first->before, first->ifname);
 	return err;
 }
 
@@ -118,10 +128,18 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 {
 	uint64_t now = pl_now_ns();
 	uint32_t slot[VERBS_MAX_BATCH];
+	unsigned sends = 0;
+	uint8_t *buf;
 	int i, k = 0;
 
-	rx->completions += (unsigned)n;
 	for (i = 0; i < n; i++) {
+		if (wc[i].wr_id & VERBS_SEND_TAG) {
+			/* --reflect: a send went, its buffer is free. */
+			if (reflect_done(rx, &wc[i]))
+				slot[k++] = (uint32_t)wc[i].wr_id;
+			continue;
+		}
+		rx->completions++;
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			rx->wc_errors++; /* the QP is broken: no repost */
 			rx->last_wc_status = wc[i].status;
@@ -142,11 +160,19 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 			       wc[i].byte_len, now);
 		} else {
 			/* rx->grh: UD puts the 40-byte GRH first. */
-			rx_one(rx, rx->ep.buf + slot[k] * VERBS_SLOT + rx->grh,
-			       wc[i].byte_len - rx->grh, now);
+			buf = rx->ep.buf + slot[k] * VERBS_SLOT;
+			if (rx_one(rx, buf + rx->grh, wc[i].byte_len - rx->grh,
+				   now) &&
+			    rx->reflect &&
+			    reflect_queue(rx, &wc[i], buf, sends)) {
+				sends++; /* its buffer comes back once sent */
+				continue;
+			}
 		}
 		k++;
 	}
+	if (sends)
+		reflect_post(rx, sends, slot, &k);
 	if (post_slots(rx, slot, k))
 		rx->post_errors++;
 }
@@ -158,7 +184,7 @@ static void poll_loop(struct verbs_rx *rx)
 {
 	int n;
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;
 		if (n <= 0) {
@@ -183,7 +209,7 @@ static void event_loop(struct verbs_rx *rx)
 	bool armed = false;
 	int n;
 
-	while (!pl_run_done(&rx->run, &rx->stats)) {
+	while (!pl_run_done(rx->run, &rx->stats)) {
 		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;
 		if (n > 0) {
@@ -213,6 +239,12 @@ static void event_loop(struct verbs_rx *rx)
 }
 /* >8 verbs-event-loop */
 
+/* Send queue room: one per buffer with --reflect, else none is used. */
+static unsigned send_depth(const struct verbs_rx *rx)
+{
+	return rx->reflect ? rx->depth : 1;
+}
+
 /* Device, CQ, registered ring; the QP too unless rdma_cm makes it later. */
 static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 {
@@ -223,9 +255,10 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 	rx->batch = c->v.batch;
 	rx->write_imm = c->v.mode == VERBS_RC_WRITE_IMM;
 	rx->grh = c->v.mode == VERBS_UD ? VERBS_GRH : 0;
+	rx->reflect = c->rx.reflect;
 	if (rx->write_imm)
 		access |= IBV_ACCESS_REMOTE_WRITE;
-	err = verbs_ep_open(&rx->ep, &c->v, true);
+	err = verbs_ep_open(&rx->ep, &c->v, true, rx->queue);
 	if (!err && c->gpu != PL_GPU_NONE)
 		err = gpu_verbs_setup(rx, c); /* the ring goes to the GPU */
 	if (err)
@@ -241,7 +274,8 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 	if (err)
 		goto out_close;
 	if (c->v.oob) {
-		err = verbs_qp_create(&rx->ep, &c->v, 1, rx->depth);
+		err = verbs_qp_create(&rx->ep, &c->v, send_depth(rx),
+				      rx->depth);
 		if (err)
 			goto out_close;
 	}
@@ -272,6 +306,7 @@ static void verbs_teardown(struct verbs_rx *rx)
 	if (rx->unacked)
 		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
 	verbs_disconnect(&rx->ep);
+	reflect_teardown(rx); /* its address handles, before the PD */
 	verbs_ep_close(&rx->ep);
 	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
 }
@@ -284,13 +319,29 @@ static void verbs_loop(void *arg)
 	rx->rx_loop(rx);
 }
 
-/* Let the sender connect (once we said we are ready); it takes "before". */
+/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
+static void verbs_queue_loop(void *arg, unsigned q)
+{
+	struct verbs_rx *rxq = arg;
+
+	rxq[q].rx_loop(&rxq[q]);
+}
+
+/*
+ * Let the sender connect (once we said we are ready): every queue's QP in
+ * turn, each on its own port; the last one takes "before".
+ */
 static int accept_sender(void *arg)
 {
-	struct verbs_rx *rx = arg;
+	struct verbs_rx *rxq = arg;
+	unsigned q;
+	int err = 0;
 
-	return verbs_accept(&rx->ep, &rx->cfg->v, 1, rx->depth, before_accept,
-			    rx);
+	for (q = 0; q < rxq->nqueues && !err; q++)
+		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
+				   send_depth(&rxq[q]), rxq[q].depth,
+				   before_accept, &rxq[q]);
+	return err;
 }
 
 /* rxe's counters, read the moment the loop ends. */
@@ -301,9 +352,36 @@ static void hwctr_after_loop(void *arg)
 	verbs_hwctr_read(&rx->ep.where, &rx->hw_after);
 }
 
-/* Let the sender connect, run the loop between two snapshots, report. */
-static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c)
+/*
+ * A run on many queues: the merged stats for the report's totals, and one
+ * report entry per queue (its QP's index).
+ */
+static void queues_report(struct verbs_rx *rxq, const struct rx_cfg *c,
+			  const struct pl_rx_window *w,
+			  struct pl_rx_stats *total, struct pl_report_queue *rq,
+			  struct pl_report *r)
 {
+	unsigned q, n = rxq->nqueues;
+
+	pl_rx_merge_queues(&c->rx, w, total);
+	r->stats = total;
+	r->queues = rq;
+	r->nqueues = n;
+	for (q = 0; q < n; q++)
+		rq[q] = (struct pl_report_queue){
+			.id = q,
+			.cpu = pl_rx_queue_cpu(&c->rx, q),
+			.stats = &rxq[q].stats,
+			.syscalls = rx_verbs_syscalls(&rxq[q]),
+			.wakeups = rxq[q].events,
+		};
+}
+
+/* Let the sender connect, run the loop between two snapshots, report. */
+static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c,
+			      struct pl_rx_stats *total)
+{
+	struct pl_report_queue rq[PL_MAX_QUEUES];
 	struct pl_report r = {
 		.tool = "pathlab-rx-verbs",
 		.path = "verbs",
@@ -326,26 +404,97 @@ static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c)
 		.extra_arg = rx,
 	};
 	struct pl_rx_window w = { .loop = verbs_loop,
+				  .queue_loop = verbs_queue_loop,
 				  .open = accept_sender,
 				  .after_loop = hwctr_after_loop,
 				  .arg = rx,
 				  .ifname = r.ifname,
 				  .before = &rx->before,
 				  .after = &rx->after };
+	unsigned q;
 	int err;
 
-	rx->cfg = c;
 	rx->ifname = r.ifname;
-	err = pl_rx_measure(&c->rx, &rx->run, &w);
+	for (q = 0; q < rx->nqueues; q++)
+		w.queue_stats[q] = &rx[q].stats;
+	err = pl_rx_measure(&c->rx, rx->run, &w);
 	if (err)
 		return err;
 	rx_verbs_account(rx, &r);
+	if (rx->nqueues > 1)
+		queues_report(rx, c, &w, total, rq, &r);
 	if (rx->gpu)
 		gpu_verbs_report(rx, &r);
 	err = pl_report_emit(&r, c->rx.json, c->rx.quiet);
 	if (!c->rx.quiet)
 		rx_verbs_table(stderr, rx, c);
 	return err;
+}
+
+/* Set up every queue's QP, CQ and ring; undone on failure. */
+static int queues_setup(struct verbs_rx *rxq, struct pl_run *run,
+			const struct rx_cfg *c)
+{
+	unsigned q, n = verbs_queues(&c->v);
+	int err = 0;
+
+	for (q = 0; q < n; q++) {
+		rxq[q].cfg = c;
+		rxq[q].run = run;
+		rxq[q].queues = rxq;
+		rxq[q].queue = q;
+		rxq[q].nqueues = n;
+		if (q)
+			pl_stats_init(&rxq[q].stats);
+		err = verbs_setup(&rxq[q], c);
+		if (err)
+			break;
+	}
+	if (!err)
+		return 0;
+	if (q) /* verbs_setup() undid its own part */
+		pl_stats_free(&rxq[q].stats);
+	while (q-- > 0) {
+		verbs_teardown(&rxq[q]);
+		if (q)
+			pl_stats_free(&rxq[q].stats);
+	}
+	return err;
+}
+
+/* Undo queues_setup(). */
+static void queues_teardown(struct verbs_rx *rxq)
+{
+	unsigned q;
+
+	for (q = rxq->nqueues; q-- > 0;) {
+		verbs_teardown(&rxq[q]);
+		if (q)
+			pl_stats_free(&rxq[q].stats);
+	}
+}
+
+/* Options that do not go together; a one-line error and false. */
+static bool check_cfg(const struct rx_cfg *c)
+{
+	const char *why = NULL;
+
+	if (c->rx.trace && c->cq == RX_CQ_EVENT)
+		why = "--trace follows the busy-polled CQ: --cq poll";
+	else if (pl_rx_queues(&c->rx) > 1 && (c->rx.trace || c->gpu))
+		why = "--queues runs the plain loops: no --trace or --gpu "
+		      "with it";
+	else if (c->rx.reflect && (c->rx.trace || c->gpu))
+		why = "--reflect runs the plain loop: no --trace or --gpu "
+		      "with it";
+	else if (c->rx.reflect && c->v.mode == VERBS_RC_WRITE_IMM)
+		why = "--reflect sends a message back as a SEND: --mode ud "
+		      "or rc";
+	else if (c->v.port + pl_rx_queues(&c->rx) - 1 > 65535)
+		why = "--port: QP q connects on --port + q, past 65535";
+	if (why)
+		fprintf(stderr, "pathlab-rx-verbs: %s\n", why);
+	return !why;
 }
 
 int main(int argc, char **argv)
@@ -357,7 +506,10 @@ int main(int argc, char **argv)
 				   .depth = 2048,
 				   .batch = 64 },
 			    .gid_index = UINT_MAX };
-	static struct verbs_rx rx;
+	static struct verbs_rx rxq[PL_MAX_QUEUES];
+	static struct pl_rx_stats total;
+	struct verbs_rx *rx = &rxq[0];
+	struct pl_run run;
 	int err;
 	const struct pl_opt opts[] = {
 		{ "mode", PL_OPT_CHOICE, &c.v.mode, "MODE",
@@ -390,6 +542,12 @@ int main(int argc, char **argv)
 		  0, 0, pl_gpu_kinds },
 		PL_RX_OPT_TRACE(&c.rx, "message"),
 		PL_RX_OPT_CPU(&c.rx),
+		PL_RX_OPT_QUEUES(&c.rx, "QP"),
+		/* Our own row: what goes back is a ping, to our sender. */
+		{ "reflect", PL_OPT_FLAG, &c.rx.reflect, NULL,
+		  "send every ping back, as a SEND (RC: on the same QP; UD: "
+		  "to the completion's source QP): the far end of "
+		  "pathlab-tx-verbs --pingpong" },
 		PL_RX_OPTS(&c.rx, "message", "vm-softroce for rxe in a VM"),
 		{ 0 }
 	};
@@ -399,22 +557,23 @@ int main(int argc, char **argv)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c.v.gid_index = c.gid_index == UINT_MAX ? -1 : (int)c.gid_index;
 	c.v.events = c.cq == RX_CQ_EVENT;
-	if (c.rx.trace && c.cq == RX_CQ_EVENT) {
-		fprintf(stderr, "pathlab-rx-verbs: --trace follows the "
-				"busy-polled CQ: --cq poll\n");
+	c.v.queues = pl_rx_queues(&c.rx);
+	c.v.duplex = c.rx.reflect;
+	if (!check_cfg(&c))
 		return PL_EXIT_USAGE;
-	}
-	if (pl_rx_trace_open("pathlab-rx-verbs", &c.rx, &rx.trace, "msg"))
+	if (pl_rx_trace_open("pathlab-rx-verbs", &c.rx, &rx->trace, "msg"))
 		return PL_EXIT_USAGE;
-	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &rx.run, &rx.stats))
+	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = verbs_setup(&rx, &c);
+	err = queues_setup(rxq, &run, &c);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-verbs: setup: %s\n",
 			strerror(-err));
 		return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
 	}
-	err = receive_and_report(&rx, &c);
-	verbs_teardown(&rx);
-	return pl_rx_end(&rx.run, &rx.stats, err);
+	pl_stats_init(&total);
+	err = receive_and_report(rx, &c, &total);
+	queues_teardown(rxq);
+	pl_stats_free(&total);
+	return pl_rx_end(&run, &rx->stats, err);
 }

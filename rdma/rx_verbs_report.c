@@ -4,6 +4,7 @@
  * counters saw, where the losses went; the "verbs" object of the run JSON
  * and one more line under the common table.
  */
+#include "clock.h"
 #include "verbs_rx.h"
 
 #include <arpa/inet.h>
@@ -44,6 +45,87 @@ static bool same_device(const struct verbs_rx *rx)
 	return !memcmp(rx->ep.remote.gid, rx->ep.where.gid.raw, 16);
 }
 
+/* What the loops of every queue counted, summed for the run. */
+struct rx_sums {
+	uint64_t completions, polls, empty, arms, waits, reads, events;
+	uint64_t wc_errors, recv_posts, post_errors;
+	uint64_t imm_completions, imm_bad_slot, leftover;
+	uint64_t reflected, reflect_errors, reflect_posts, reflect_wrs;
+	uint64_t reflect_ahs;
+	int last_wc_status; /* of a queue that had an error */
+};
+
+/* Sum the counters of the run's queues (rx is the first). */
+static void rx_sum(const struct verbs_rx *rx, struct rx_sums *s)
+{
+	const struct verbs_rx *q;
+	unsigned i;
+
+	*s = (struct rx_sums){ 0 };
+	for (i = 0; i < rx->nqueues; i++) {
+		q = &rx->queues[i];
+		s->completions += q->completions;
+		s->polls += q->polls;
+		s->empty += q->empty;
+		s->arms += q->arms;
+		s->waits += q->waits;
+		s->reads += q->reads;
+		s->events += q->events;
+		s->wc_errors += q->wc_errors;
+		s->recv_posts += q->recv_posts;
+		s->post_errors += q->post_errors;
+		s->imm_completions += q->imm_completions;
+		s->imm_bad_slot += q->imm_bad_slot;
+		s->leftover += q->leftover;
+		s->reflected += q->reflected;
+		s->reflect_errors += q->reflect_errors;
+		s->reflect_posts += q->reflect_posts;
+		s->reflect_wrs += q->reflect_wrs;
+		s->reflect_ahs += q->npeers;
+		if (q->wc_errors || q->reflect_errors)
+			s->last_wc_status = q->last_wc_status;
+	}
+}
+
+/*
+ * Data-path system calls of one queue: none while polling. With events:
+ * poll() and read() on the channel, and the arm, which rxe runs as a
+ * command in the kernel (a hardware NIC rings a doorbell).
+ */
+uint64_t rx_verbs_syscalls(const struct verbs_rx *rx)
+{
+	return rx->waits + rx->reads +
+	       (strncmp(rx->ep.where.dev, "rxe", 3) ? 0 : rx->arms);
+}
+
+/* Reflections still in flight at the end may complete: wait this long. */
+#define REFLECT_DRAIN_NS 200000000ull
+
+/*
+ * Take what is left in one queue's CQ: receives the loop did not see, and
+ * (--reflect) the completions of sends still in flight when it ended,
+ * which are waited for a little.
+ */
+static void drain_queue(struct verbs_rx *rx)
+{
+	uint64_t until = pl_now_ns() + REFLECT_DRAIN_NS;
+	int i, n;
+
+	for (;;) {
+		n = ibv_poll_cq(rx->ep.cq, VERBS_MAX_BATCH, rx->wc);
+		for (i = 0; i < n; i++) {
+			if (rx->wc[i].wr_id & VERBS_SEND_TAG)
+				reflect_done(rx, &rx->wc[i]);
+			else
+				rx->leftover++;
+		}
+		if (n > 0)
+			continue;
+		if (rx->reflect_cqes >= rx->reflect_wrs || pl_now_ns() > until)
+			break;
+	}
+}
+
 /*
  * After the run: completions left in the CQ, and the losses. On UD a
  * message that finds no posted buffer is dropped without a trace but for
@@ -53,23 +135,27 @@ static bool same_device(const struct verbs_rx *rx)
  */
 void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r)
 {
-	uint64_t rcvd;
-	int n;
+	struct rx_sums s;
+	uint64_t rcvd, seen;
+	unsigned q;
 
-	while ((n = ibv_poll_cq(rx->ep.cq, VERBS_MAX_BATCH, rx->wc)) > 0)
-		rx->leftover += (uint64_t)n;
+	for (q = 0; q < rx->nqueues; q++)
+		drain_queue(&rx->queues[q]);
+	rx_sum(rx, &s);
 	rcvd = verbs_hwctr_delta(&rx->hw_before, &rx->hw_after, "rcvd_pkts");
-	if (rx->cfg->v.mode == VERBS_UD &&
-	    rcvd > rx->completions + rx->leftover)
-		rx->ud_dropped = rcvd - rx->completions - rx->leftover;
+	/* One device for both ends: it also received our reflections. */
+	seen = s.completions + s.leftover + (same_device(rx) ? s.reflected : 0);
+	if (rx->cfg->v.mode == VERBS_UD && rcvd > seen)
+		rx->ud_dropped = rcvd - seen;
 	if (rx->cfg->v.mode == VERBS_UD)
 		pl_report_drop(r, "rx_ud_rq_empty", rx->ud_dropped);
-	/* Data-path system calls: none while polling. With events: poll()
-	 * and read() on the channel, and the arm, which rxe runs as a
-	 * command in the kernel (a hardware NIC rings a doorbell). */
-	r->syscalls = rx->waits + rx->reads +
-		      (strncmp(rx->ep.where.dev, "rxe", 3) ? 0 : rx->arms);
-	r->wakeups = rx->events;
+	r->syscalls = 0;
+	for (q = 0; q < rx->nqueues; q++)
+		r->syscalls += rx_verbs_syscalls(&rx->queues[q]);
+	r->wakeups = s.events;
+	r->reflect = rx->reflect;
+	r->reflected = s.reflected;
+	r->reflect_errors = s.reflect_errors;
 }
 
 /* The rxe counters that moved during the run, as an object. */
@@ -137,8 +223,47 @@ static void json_setup(struct pl_json *j, const struct verbs_rx *rx)
 	pl_json_u64(j, "roce_packets_per_message", packets);
 	pl_json_u64(j, "roce_wire_bytes_per_message", wire);
 	pl_json_u64(j, "ring_slots", rx->ep.slots);
-	pl_json_u64(j, "mr_bytes", (uint64_t)rx->ep.slots * VERBS_SLOT);
+	pl_json_u64(j, "mr_bytes",
+		    (uint64_t)rx->ep.slots * VERBS_SLOT * rx->nqueues);
 	pl_json_dbl(j, "mr_reg_us", (double)rx->ep.mr_reg_ns / 1e3);
+}
+
+/* Each QP of the run: its number, and what its loop counted. */
+static void json_qps(struct pl_json *j, const struct verbs_rx *rx)
+{
+	const struct verbs_rx *q;
+	unsigned i;
+
+	pl_json_arr(j, "qps");
+	for (i = 0; i < rx->nqueues; i++) {
+		q = &rx->queues[i];
+		pl_json_obj(j, NULL);
+		pl_json_u64(j, "queue", i);
+		pl_json_u64(j, "qpn", q->ep.qp ? q->ep.qp->qp_num : 0);
+		pl_json_u64(j, "peer_qpn", ntohl(q->ep.remote.qpn));
+		pl_json_u64(j, "completions", q->completions);
+		pl_json_u64(j, "cq_polls", q->polls);
+		pl_json_u64(j, "reflected", q->reflected);
+		pl_json_end(j);
+	}
+	pl_json_endarr(j);
+}
+
+/* --reflect: how the messages went back. */
+static void json_reflect(struct pl_json *j, const struct verbs_rx *rx,
+			 const struct rx_sums *s)
+{
+	pl_json_obj(j, "reflect");
+	pl_json_str(j, "how",
+		    rx->grh ? "SEND to the completion's source (wc.src_qp, "
+			      "an address handle from its GRH)"
+			    : "SEND on the same QP");
+	pl_json_u64(j, "sends_posted", s->reflect_wrs);
+	pl_json_u64(j, "post_send_calls", s->reflect_posts);
+	pl_json_u64(j, "sends_completed", s->reflected);
+	pl_json_u64(j, "errors", s->reflect_errors);
+	pl_json_u64(j, "address_handles", s->reflect_ahs);
+	pl_json_end(j);
 }
 
 /* The "verbs" object of the run JSON. */
@@ -146,29 +271,33 @@ void rx_verbs_json(struct pl_json *j, void *arg)
 {
 	const struct verbs_rx *rx = arg;
 	const struct verbs_hwctr *a = &rx->hw_before, *b = &rx->hw_after;
+	struct rx_sums s;
 
+	rx_sum(rx, &s);
 	pl_json_obj(j, "verbs");
 	json_setup(j, rx);
-	pl_json_u64(j, "completions", rx->completions);
-	pl_json_u64(j, "cq_polls", rx->polls);
-	pl_json_u64(j, "cq_empty_polls", rx->empty);
-	pl_json_u64(j, "cq_arms", rx->arms);
-	pl_json_u64(j, "cq_events", rx->events);
-	pl_json_u64(j, "event_waits", rx->waits);
-	pl_json_u64(j, "event_reads", rx->reads);
+	pl_json_u64(j, "completions", s.completions);
+	pl_json_u64(j, "cq_polls", s.polls);
+	pl_json_u64(j, "cq_empty_polls", s.empty);
+	pl_json_u64(j, "cq_arms", s.arms);
+	pl_json_u64(j, "cq_events", s.events);
+	pl_json_u64(j, "event_waits", s.waits);
+	pl_json_u64(j, "event_reads", s.reads);
 	pl_json_str(j, "syscalls_counted",
 		    "poll() and ibv_get_cq_event()'s read() per wait, "
 		    "ibv_req_notify_cq() on rxe (a kernel command); "
 		    "none while busy-polling");
-	pl_json_u64(j, "wc_errors", rx->wc_errors);
+	pl_json_u64(j, "wc_errors", s.wc_errors);
 	pl_json_str(j, "last_wc_error",
-		    rx->wc_errors ? ibv_wc_status_str(rx->last_wc_status) : "");
-	pl_json_u64(j, "recv_post_calls", rx->recv_posts);
-	pl_json_u64(j, "recv_post_errors", rx->post_errors);
-	pl_json_u64(j, "imm_completions", rx->imm_completions);
+		    s.wc_errors || s.reflect_errors
+			    ? ibv_wc_status_str(s.last_wc_status)
+			    : "");
+	pl_json_u64(j, "recv_post_calls", s.recv_posts);
+	pl_json_u64(j, "recv_post_errors", s.post_errors);
+	pl_json_u64(j, "imm_completions", s.imm_completions);
 	pl_json_u64(j, "imm_last_slot", rx->imm_last);
-	pl_json_u64(j, "imm_bad_slot", rx->imm_bad_slot);
-	pl_json_u64(j, "leftover_completions", rx->leftover);
+	pl_json_u64(j, "imm_bad_slot", s.imm_bad_slot);
+	pl_json_u64(j, "leftover_completions", s.leftover);
 	pl_json_u64(j, "rnr_naks_sent",
 		    verbs_hwctr_delta(a, b, "send_rnr_err"));
 	pl_json_u64(j, "ud_rq_empty_drops", rx->ud_dropped);
@@ -179,6 +308,9 @@ void rx_verbs_json(struct pl_json *j, void *arg)
 				    : "derived: rxe rcvd_pkts - receive "
 				      "completions");
 	json_hwctr(j, rx);
+	json_qps(j, rx);
+	if (rx->reflect)
+		json_reflect(j, rx, &s);
 	pl_json_end(j);
 }
 
@@ -186,24 +318,27 @@ void rx_verbs_json(struct pl_json *j, void *arg)
 void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c)
 {
 	const struct verbs_where *w = &rx->ep.where;
+	struct rx_sums s;
 
+	rx_sum(rx, &s);
 	fprintf(f,
-		"  verbs     %s port %u GID %d (%s) %s via %s, CQ %s: polls "
-		"%llu (empty %llu), arms %llu, events %llu\n",
+		"  verbs     %s port %u GID %d (%s) %s via %s, %u QP%s, CQ %s: "
+		"polls %llu (empty %llu), arms %llu, events %llu\n",
 		w->dev, w->port, w->gid_index, w->ifname,
 		verbs_modes[c->v.mode], c->v.oob ? "TCP" : "rdma_cm",
+		rx->nqueues, rx->nqueues > 1 ? "s" : "",
 		c->cq == RX_CQ_EVENT ? "event" : "poll",
-		(unsigned long long)rx->polls, (unsigned long long)rx->empty,
-		(unsigned long long)rx->arms, (unsigned long long)rx->events);
+		(unsigned long long)s.polls, (unsigned long long)s.empty,
+		(unsigned long long)s.arms, (unsigned long long)s.events);
 	fprintf(f,
 		"            RNR NAKs sent %llu  UD drops (rq empty) %llu  "
 		"WC errors %llu",
 		(unsigned long long)verbs_hwctr_delta(
 			&rx->hw_before, &rx->hw_after, "send_rnr_err"),
 		(unsigned long long)rx->ud_dropped,
-		(unsigned long long)rx->wc_errors);
+		(unsigned long long)s.wc_errors);
 	if (rx->write_imm)
 		fprintf(f, "  immediates %llu, last slot %u",
-			(unsigned long long)rx->imm_completions, rx->imm_last);
+			(unsigned long long)s.imm_completions, rx->imm_last);
 	fprintf(f, "%s\n", same_device(rx) ? "  (rxe loopback)" : "");
 }

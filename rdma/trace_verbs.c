@@ -146,7 +146,7 @@ void verbs_traced_loop(struct verbs_rx *rx)
 	int n;
 
 	verbs_trace_qp(rx, "QP after the accept");
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
+	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
 		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;
 		if (n <= 0) {

@@ -12,6 +12,12 @@
  * Ends with the END marker (seq = good messages sent): PL_END_ROUNDS times
  * on UD, which may lose it, once on RC. The JSON summary has the fields
  * labs/lib/merge.jq reads from pathlab-gen's (sent, drops, ...).
+ *
+ * --queues N: N QPs, each connected to the receiver's QP of the same index
+ * (on --port + q), each with its own CQ and ring; flow f goes to QP
+ * f % N, and each flow's end marker on its own QP. --pingpong: one ping at
+ * a time, timed until the receiver (--reflect) sends it back
+ * (pingpong_verbs.c).
  */
 #include "clock.h"
 #include "opt.h"
@@ -26,8 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SPIN_NS	 50000 /* paced: sleep until this close, then spin */
-#define NO_INDEX UINT64_MAX
+#define SPIN_NS 50000 /* paced: sleep until this close, then spin */
 
 static volatile sig_atomic_t stop;
 
@@ -70,18 +75,23 @@ static enum pl_reason bad_kind(const struct verbs_tx *tx, uint64_t k)
 }
 
 /* 8< verbs-fill-send */
-/* Build message k in its ring slot and the work request that sends it. */
-static void fill_msg(struct verbs_tx *tx, uint64_t k, bool end,
-		     struct ibv_send_wr *wr, struct ibv_sge *sge)
+/*
+ * Build message k of QP q (on flow) in its ring slot and the work request
+ * that sends it: data, an end marker, or a ping (every one signalled).
+ */
+static void fill_msg(struct verbs_tx *tx, struct tx_queue *q, uint64_t k,
+		     unsigned flow, bool end, bool ping, struct ibv_send_wr *wr,
+		     struct ibv_sge *sge)
 {
-	const struct verbs_wire *rm = &tx->ep.remote;
+	const struct verbs_wire *rm = &q->ep.remote;
 	unsigned slot = (unsigned)(k % tx->depth);
-	uint8_t *buf = tx->ep.buf + (size_t)slot * VERBS_SLOT;
-	enum pl_reason why = end ? PL_OK : bad_kind(tx, k);
+	uint8_t *buf = q->ep.buf + (size_t)slot * VERBS_SLOT;
+	enum pl_reason why = end || ping ? PL_OK : bad_kind(tx, tx->built);
 	uint32_t len = tx->payload, rslot;
 
-	tx->good_at[slot] = tx->good;
-	pl_build_payload(buf, len, 0, (uint32_t)tx->good, pl_now_ns());
+	q->good_at[slot] = q->good;
+	pl_build_payload(buf, len, (uint8_t)flow, (uint32_t)tx->seq[flow],
+			 pl_now_ns());
 	if (end) {
 		/* The round in the top bits: a receiver that first sees round
 		 * k knows k markers were lost before it. */
@@ -92,22 +102,29 @@ static void fill_msg(struct verbs_tx *tx, uint64_t k, bool end,
 		tx->bad[why]++;
 		tx->bad_sent++;
 	} else {
+		if (ping) { /* "reflect me", for the receiver's --reflect */
+			buf[2] |= PL_FLAG_PING;
+			pl_payload_reseal(buf, len);
+		}
+		tx->seq[flow]++;
+		q->good++;
 		tx->good++;
 	}
+	tx->built += !end;
 	*sge = (struct ibv_sge){ .addr = (uintptr_t)buf,
 				 .length = len,
-				 .lkey = tx->ep.mr->lkey };
+				 .lkey = q->ep.mr->lkey };
 	*wr = (struct ibv_send_wr){
 		.wr_id = k,
 		.sg_list = sge,
 		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
-		.send_flags = (k + 1) % tx->signal == 0 || end
+		.send_flags = (k + 1) % tx->signal == 0 || end || ping
 				      ? IBV_SEND_SIGNALED
 				      : 0,
 	};
 	if (tx->cfg->v.mode == VERBS_UD) {
-		wr->wr.ud.ah = tx->ep.ah;
+		wr->wr.ud.ah = q->ep.ah;
 		wr->wr.ud.remote_qpn = ntohl(rm->qpn);
 		wr->wr.ud.remote_qkey = ntohl(rm->qkey);
 	} else if (tx->cfg->v.mode == VERBS_RC_WRITE_IMM) {
@@ -122,24 +139,32 @@ static void fill_msg(struct verbs_tx *tx, uint64_t k, bool end,
 }
 /* >8 verbs-fill-send */
 
-/* Poll the send CQ until at most room requests are outstanding. */
-static void reap(struct verbs_tx *tx, unsigned room)
+void tx_verbs_send_done(struct verbs_tx *tx, struct tx_queue *q,
+			const struct ibv_wc *wc)
+{
+	if (wc->status != IBV_WC_SUCCESS) {
+		tx->wc_errors++;
+		tx->last_status = wc->status;
+		if (wc->wr_id < q->fail_index)
+			q->fail_index = wc->wr_id;
+	}
+	if (wc->wr_id + 1 > q->completed)
+		q->completed = wc->wr_id + 1;
+}
+
+void tx_verbs_reap(struct verbs_tx *tx, struct tx_queue *q, unsigned room)
 {
 	uint64_t idle_since = 0;
 	int i, n;
 
-	while (tx->posted - tx->completed > room && !tx->stalled) {
-		n = ibv_poll_cq(tx->ep.cq, VERBS_MAX_BATCH, tx->wc);
+	while (q->posted - q->completed > room && !q->stalled) {
+		n = ibv_poll_cq(q->ep.cq, VERBS_MAX_BATCH, tx->wc);
 		tx->cq_polls++;
 		for (i = 0; i < n; i++) {
-			if (tx->wc[i].status != IBV_WC_SUCCESS) {
-				tx->wc_errors++;
-				tx->last_status = tx->wc[i].status;
-				if (tx->wc[i].wr_id < tx->fail_index)
-					tx->fail_index = tx->wc[i].wr_id;
-			}
-			if (tx->wc[i].wr_id + 1 > tx->completed)
-				tx->completed = tx->wc[i].wr_id + 1;
+			if (!(tx->wc[i].wr_id & TX_RECV_TAG))
+				tx_verbs_send_done(tx, q, &tx->wc[i]);
+			else if (tx->rtt) /* a reply after its ping's time */
+				tx->rtt->late++;
 		}
 		if (n > 0) {
 			idle_since = 0;
@@ -148,44 +173,58 @@ static void reap(struct verbs_tx *tx, unsigned room)
 		} else if ((tx->cq_polls & 1023) == 0 &&
 			   pl_now_ns() - idle_since >
 				   tx->cfg->v.timeout_ms * 1000000ull) {
-			tx->stalled = true; /* the peer stopped answering */
+			q->stalled = true; /* the peer stopped answering */
 		}
 	}
 }
 
-/* Post n messages (end markers if end) in one call; false on failure. */
-static bool post_batch(struct verbs_tx *tx, unsigned n, bool end)
+/* The flow of QP q's next message: its flows q, q + N, ... in turn. */
+static unsigned next_flow(struct verbs_tx *tx, struct tx_queue *q)
+{
+	unsigned f = q->next_flow;
+
+	q->next_flow = (f + 1) % q->nflows;
+	return (unsigned)(q - tx->q) + tx->nq * f;
+}
+
+bool tx_verbs_post(struct verbs_tx *tx, struct tx_queue *q, unsigned n,
+		   bool end, bool ping)
 {
 	struct ibv_send_wr *bad;
-	unsigned i;
+	unsigned i, flow;
 	int err;
 
-	reap(tx, tx->depth - n);
-	if (tx->stalled || tx->fail_index != NO_INDEX)
+	tx_verbs_reap(tx, q, tx->depth - n);
+	if (q->stalled || q->fail_index != TX_NO_INDEX)
 		return false;
-	for (i = 0; i < n; i++)
-		fill_msg(tx, tx->posted + i, end, &tx->wr[i], &tx->sge[i]);
+	for (i = 0; i < n; i++) {
+		/* End markers: one per flow of this QP, in order. */
+		flow = end ? (unsigned)(q - tx->q) + tx->nq * i
+			   : next_flow(tx, q);
+		fill_msg(tx, q, q->posted + i, flow, end, ping, &tx->wr[i],
+			 &tx->sge[i]);
+	}
 	tx->wr[n - 1].next = NULL;
 	for (i = 0; i + 1 < n; i++)
 		tx->wr[i].next = &tx->wr[i + 1];
 	tx->post_calls++;
-	err = ibv_post_send(tx->ep.qp, tx->wr, &bad);
+	err = ibv_post_send(q->ep.qp, tx->wr, &bad);
 	if (err) {
 		/* Nothing from bad on was posted. */
 		tx->post_errors++;
 		tx->last_errno = err;
 		n = (unsigned)(bad - tx->wr);
-		tx->fail_index = tx->posted + n;
+		q->fail_index = q->posted + n;
 	}
-	tx->posted += n;
+	q->posted += n;
 	return !err;
 }
 
-/* Send the train: batches, paced when --rate is set. */
+/* Send the train: batches, QP after QP, paced when --rate is set. */
 static void send_train(struct verbs_tx *tx, const struct tx_cfg *c)
 {
 	uint64_t deadline = pl_now_ns(), left;
-	unsigned n;
+	unsigned n, q = 0;
 
 	while (!stop && tx->good < c->count) {
 		left = c->count - tx->good;
@@ -194,102 +233,218 @@ static void send_train(struct verbs_tx *tx, const struct tx_cfg *c)
 			pl_wait_until(deadline, SPIN_NS);
 			deadline += (uint64_t)n * 1000000000ull / c->rate;
 		}
-		if (!post_batch(tx, n, false))
+		if (!tx_verbs_post(tx, &tx->q[q], n, false, false))
 			break;
+		q = (q + 1) % tx->nq;
 	}
 }
 
-/* The end marker (PL_END_ROUNDS times, 20 ms apart, on UD), then wait. */
+/*
+ * Every flow's end marker on its QP (PL_END_ROUNDS times, 20 ms apart, on
+ * UD), then wait for every QP's sends to complete.
+ */
 static void send_end(struct verbs_tx *tx, const struct tx_cfg *c)
 {
 	struct timespec gap = { .tv_nsec = 20000000L };
-	unsigned i, times = c->v.mode == VERBS_UD ? PL_END_ROUNDS : 1;
+	unsigned i, q, times = c->v.mode == VERBS_UD ? PL_END_ROUNDS : 1;
+	bool ok = !c->no_end;
 
-	for (i = 0; i < times && !c->no_end; i++) {
+	for (i = 0; i < times && ok; i++) {
 		if (i)
 			nanosleep(&gap, NULL);
 		tx->end_round = i;
-		if (!post_batch(tx, 1, true))
-			break;
-		tx->end_sent++;
+		for (q = 0; q < tx->nq && ok; q++) {
+			ok = tx_verbs_post(tx, &tx->q[q], tx->q[q].nflows, true,
+					   false);
+			if (ok)
+				tx->end_sent += tx->q[q].nflows;
+		}
 	}
-	reap(tx, 0);
+	for (q = 0; q < tx->nq; q++)
+		tx_verbs_reap(tx, &tx->q[q], 0);
 }
 
-/* Device, CQ, send ring, QP; connected to the receiver. */
-static int verbs_setup(struct verbs_tx *tx, const struct tx_cfg *c)
+/* Whether the message fits what the connection allows; -EMSGSIZE if not. */
+static int check_fits(const struct verbs_tx *tx, const struct tx_queue *q,
+		      const struct tx_cfg *c)
 {
-	unsigned mtu;
-	int err;
+	unsigned mtu = verbs_mtu_bytes(q->ep.where.mtu);
 
-	tx->depth = c->v.depth;
-	tx->batch = c->v.batch ? c->v.batch : c->rate ? 1 : 32;
-	tx->signal = tx->depth / 4 < 64 ? tx->depth / 4 : 64;
-	tx->fail_index = NO_INDEX;
-	tx->good_at = calloc(tx->depth, sizeof(*tx->good_at));
-	if (!tx->good_at)
-		return -ENOMEM;
-	err = verbs_ep_open(&tx->ep, &c->v, false);
-	if (err)
-		goto out_close;
-	err = verbs_ep_objects(&tx->ep, &c->v, tx->depth,
-			       IBV_ACCESS_LOCAL_WRITE);
-	if (err)
-		goto out_close;
-	if (c->v.oob && (err = verbs_qp_create(&tx->ep, &c->v, tx->depth, 1)))
-		goto out_close;
-	err = verbs_connect(&tx->ep, &c->v, tx->depth, 1);
-	if (err)
-		goto out_close;
-	mtu = verbs_mtu_bytes(tx->ep.where.mtu);
 	if ((c->v.mode == VERBS_UD && tx->payload > mtu) ||
-	    tx->payload > ntohl(tx->ep.remote.slot_size)) {
+	    tx->payload > ntohl(q->ep.remote.slot_size)) {
 		fprintf(stderr,
 			"pathlab-tx-verbs: a %u-byte message does not "
 			"fit (%s: one packet of the %u-byte path MTU)\n",
 			tx->payload, verbs_modes[c->v.mode], mtu);
-		err = -EMSGSIZE;
-		goto out_close;
+		return -EMSGSIZE;
 	}
 	return 0;
+}
 
-out_close:
-	verbs_ep_close(&tx->ep);
-	free(tx->good_at);
+/*
+ * Device, CQ, send ring (and, for --pingpong, receive buffers after it),
+ * QP number qi; connected to the receiver's QP of the same number.
+ */
+static int queue_setup(struct verbs_tx *tx, struct tx_queue *q, unsigned qi,
+		       const struct tx_cfg *c)
+{
+	unsigned recv_wr = tx->recv_slots ? tx->recv_slots : 1;
+	int err;
+
+	q->fail_index = TX_NO_INDEX;
+	q->nflows = (tx->flows - qi + tx->nq - 1) / tx->nq;
+	q->good_at = calloc(tx->depth, sizeof(*q->good_at));
+	if (!q->good_at)
+		return -ENOMEM;
+	err = verbs_ep_open(&q->ep, &c->v, false, qi);
+	if (!err)
+		err = verbs_ep_objects(&q->ep, &c->v,
+				       tx->depth + tx->recv_slots,
+				       IBV_ACCESS_LOCAL_WRITE);
+	if (!err && c->v.oob)
+		err = verbs_qp_create(&q->ep, &c->v, tx->depth, recv_wr);
+	if (!err)
+		err = verbs_connect(&q->ep, &c->v, tx->depth, recv_wr);
+	if (!err)
+		err = check_fits(tx, q, c);
+	if (err) {
+		verbs_ep_close(&q->ep);
+		free(q->good_at);
+		q->good_at = NULL;
+	}
+	return err;
+}
+
+/* Undo queue_setup(). */
+static void queue_teardown(struct tx_queue *q)
+{
+	verbs_disconnect(&q->ep);
+	verbs_ep_close(&q->ep);
+	free(q->good_at);
+}
+
+/* Every QP, connected in turn (the receiver accepts them in turn). */
+static int verbs_setup(struct verbs_tx *tx, const struct tx_cfg *c)
+{
+	unsigned q;
+	int err = 0;
+
+	tx->depth = c->v.depth;
+	tx->batch = c->v.batch ? c->v.batch : c->rate ? 1 : 32;
+	tx->signal = tx->depth / 4 < 64 ? tx->depth / 4 : 64;
+	tx->nq = verbs_queues(&c->v);
+	tx->flows = c->flows ? c->flows : tx->nq;
+	tx->recv_slots = c->pingpong ? TX_PINGPONG_RECVS : 0;
+	for (q = 0; q < tx->nq && !err; q++)
+		err = queue_setup(tx, &tx->q[q], q, c);
+	if (!err && c->pingpong)
+		err = pingpong_setup(tx);
+	if (!err)
+		return 0;
+	while (q-- > 0)
+		if (tx->q[q].good_at)
+			queue_teardown(&tx->q[q]);
 	return err;
 }
 
 /* Undo verbs_setup(). */
 static void verbs_teardown(struct verbs_tx *tx)
 {
-	verbs_disconnect(&tx->ep);
-	verbs_ep_close(&tx->ep);
-	free(tx->good_at);
+	unsigned q;
+
+	for (q = tx->nq; q-- > 0;)
+		queue_teardown(&tx->q[q]);
+}
+
+/* Good messages known to have gone: before each QP's first failure. */
+static void count_sent(struct verbs_tx *tx)
+{
+	struct tx_queue *q;
+	unsigned i;
+
+	tx->sent = 0;
+	for (i = 0; i < tx->nq; i++) {
+		q = &tx->q[i];
+		if (q->stalled && q->completed < q->fail_index)
+			q->fail_index = q->completed;
+		q->sent = q->fail_index >= q->posted
+				  ? q->good
+				  : q->good_at[q->fail_index % tx->depth];
+		tx->sent += q->sent;
+		tx->stalled = tx->stalled || q->stalled;
+	}
 }
 
 /* Send between two counter snapshots; what went is what completed. */
 static void send_all(struct verbs_tx *tx, const struct tx_cfg *c)
 {
+	const struct verbs_where *w = &tx->q[0].ep.where;
+
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	verbs_hwctr_read(&tx->ep.where, &tx->hw_before);
-	pl_sysctr_read(&tx->before, tx->ep.where.ifname);
+	verbs_hwctr_read(w, &tx->hw_before);
+	pl_sysctr_read(&tx->before, w->ifname);
 	tx->start_ns = pl_now_ns();
-	send_train(tx, c);
+	if (c->pingpong)
+		pingpong_run(tx, &stop);
+	else
+		send_train(tx, c);
 	tx->end_ns = pl_now_ns();
 	send_end(tx, c);
-	pl_sysctr_read(&tx->after, tx->ep.where.ifname);
-	verbs_hwctr_read(&tx->ep.where, &tx->hw_after);
-	/* Good messages before the first one not known to have gone. */
-	if (tx->stalled && tx->completed < tx->fail_index)
-		tx->fail_index = tx->completed;
-	tx->sent = tx->fail_index >= tx->posted
-			   ? tx->good
-			   : tx->good_at[tx->fail_index % tx->depth];
+	pl_sysctr_read(&tx->after, w->ifname);
+	verbs_hwctr_read(w, &tx->hw_after);
+	count_sent(tx);
+}
+
+/* --queues and --flows: every QP gets a flow; false (and why) if not. */
+static bool check_queues(const struct tx_cfg *c)
+{
+	unsigned n = verbs_queues(&c->v);
+
+	if (c->flows && c->flows < n) {
+		fprintf(stderr,
+			"pathlab-tx-verbs: --flows %u leaves QPs without a "
+			"flow: at least --queues (%u)\n",
+			c->flows, n);
+		return false;
+	}
+	if (c->v.port + n - 1 > 65535) {
+		fprintf(stderr, "pathlab-tx-verbs: --port: QP q connects on "
+				"--port + q, past 65535\n");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * --pingpong: SENDs the receiver can reflect, nothing malformed, a
+ * warm-up shorter than the run (default 100, or a tenth of a --count
+ * below 1000, as pathlab-gen). 0 or -EINVAL.
+ */
+static int check_pingpong(struct tx_cfg *c)
+{
+	if (!c->pingpong)
+		return 0;
+	if (c->v.mode == VERBS_RC_WRITE_IMM || c->corrupt_every) {
+		fprintf(stderr, "pathlab-tx-verbs: --pingpong needs --mode ud "
+				"or rc and no --corrupt-every\n");
+		return -EINVAL;
+	}
+	c->v.duplex = true; /* replies complete on the sends' CQs */
+	if (c->warmup == UINT_MAX)
+		c->warmup = c->count < 1000 ? (unsigned)c->count / 10 : 100;
+	if (c->warmup >= c->count) {
+		fprintf(stderr,
+			"pathlab-tx-verbs: --warmup %u leaves nothing of "
+			"--count %llu to measure\n",
+			c->warmup, (unsigned long long)c->count);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Resolve --size / --payload into the payload length; -EINVAL if wrong. */
-static int check_cfg(struct verbs_tx *tx, const struct tx_cfg *c)
+static int check_cfg(struct verbs_tx *tx, struct tx_cfg *c)
 {
 	if (c->size && c->payload) {
 		fprintf(stderr,
@@ -305,7 +460,7 @@ static int check_cfg(struct verbs_tx *tx, const struct tx_cfg *c)
 		fprintf(stderr, "pathlab-tx-verbs: --count must be > 0\n");
 		return -EINVAL;
 	}
-	return 0;
+	return check_queues(c) ? check_pingpong(c) : -EINVAL;
 }
 
 int main(int argc, char **argv)
@@ -317,7 +472,9 @@ int main(int argc, char **argv)
 				   .depth = 256 },
 			    .count = 100000,
 			    .cpu = UINT_MAX,
-			    .gid_index = UINT_MAX };
+			    .gid_index = UINT_MAX,
+			    .warmup = UINT_MAX,
+			    .reply_timeout_ms = 100 };
 	static struct verbs_tx tx;
 	int err;
 	const struct pl_opt opts[] = {
@@ -358,6 +515,15 @@ int main(int argc, char **argv)
 		  "every Nth message malformed (4 kinds in turn)", 2, 1000000 },
 		{ "no-end", PL_OPT_FLAG, &c.no_end, NULL,
 		  "send no end marker" },
+		{ "queues", PL_OPT_U32, &c.v.queues, "N",
+		  "send over N QPs, to the receiver's N (its --queues): flow "
+		  "f on QP f % N, QP q connected on --port + q (1)",
+		  1, PL_MAX_QUEUES },
+		{ "flows", PL_OPT_U32, &c.flows, "N",
+		  "flows, each with its own sequence and end marker "
+		  "(--queues)",
+		  1, TX_MAX_FLOWS },
+		PL_RTT_OPTS(&c.pingpong, &c.warmup, &c.reply_timeout_ms, ""),
 		{ "cpu", PL_OPT_U32, &c.cpu, "N", "pin to this CPU", 0, 4095 },
 		{ "json", PL_OPT_STR, &c.json, "FILE",
 		  "write the JSON summary to FILE (- = stdout)" },
@@ -386,7 +552,10 @@ int main(int argc, char **argv)
 	send_all(&tx, &c);
 	err = tx_verbs_report(&tx);
 	verbs_teardown(&tx);
+	free(tx.rtt);
 	if (err)
+		return PL_EXIT_FAIL;
+	if (tx.rtt && tx.rtt->gave_up)
 		return PL_EXIT_FAIL;
 	return tx.wc_errors || tx.post_errors || tx.stalled ? PL_EXIT_FAIL
 							    : PL_EXIT_OK;

@@ -11,10 +11,42 @@
 #include <errno.h>
 #include <string.h>
 
+/* Each QP: its number, its peer's, and what went on it. */
+static void json_qps(struct pl_json *j, const struct verbs_tx *tx)
+{
+	const struct tx_queue *q;
+	unsigned i;
+
+	pl_json_arr(j, "qps");
+	for (i = 0; i < tx->nq; i++) {
+		q = &tx->q[i];
+		pl_json_obj(j, NULL);
+		pl_json_u64(j, "queue", i);
+		pl_json_u64(j, "qpn", q->ep.qp ? q->ep.qp->qp_num : 0);
+		pl_json_u64(j, "peer_qpn", ntohl(q->ep.remote.qpn));
+		pl_json_u64(j, "flows", q->nflows);
+		pl_json_u64(j, "work_requests", q->posted);
+		pl_json_u64(j, "sent", q->sent);
+		pl_json_end(j);
+	}
+	pl_json_endarr(j);
+}
+
+/* Work requests posted on every QP. */
+static uint64_t work_requests(const struct verbs_tx *tx)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < tx->nq; i++)
+		n += tx->q[i].posted;
+	return n;
+}
+
 /* What the send side did besides sending: the verbs object. */
 static void json_verbs(struct pl_json *j, const struct verbs_tx *tx)
 {
-	const struct verbs_where *w = &tx->ep.where;
+	const struct verbs_where *w = &tx->q[0].ep.where;
 	unsigned i;
 
 	pl_json_obj(j, "verbs");
@@ -26,7 +58,8 @@ static void json_verbs(struct pl_json *j, const struct verbs_tx *tx)
 	pl_json_u64(j, "depth", tx->depth);
 	pl_json_u64(j, "batch", tx->batch);
 	pl_json_u64(j, "signal_every", tx->signal);
-	pl_json_u64(j, "work_requests", tx->posted);
+	pl_json_u64(j, "queues", tx->nq);
+	pl_json_u64(j, "work_requests", work_requests(tx));
 	pl_json_u64(j, "post_send_calls", tx->post_calls);
 	pl_json_str(j, "post_send_is",
 		    strncmp(w->dev, "rxe", 3) ? "a doorbell (MMIO write)"
@@ -36,13 +69,14 @@ static void json_verbs(struct pl_json *j, const struct verbs_tx *tx)
 	pl_json_str(j, "last_wc_error",
 		    tx->wc_errors ? ibv_wc_status_str(tx->last_status) : "");
 	pl_json_bool(j, "stalled", tx->stalled);
-	pl_json_dbl(j, "mr_reg_us", (double)tx->ep.mr_reg_ns / 1e3);
+	pl_json_dbl(j, "mr_reg_us", (double)tx->q[0].ep.mr_reg_ns / 1e3);
 	pl_json_obj(j, "device_counters");
 	for (i = 0; i < tx->hw_after.n; i++)
 		pl_json_u64(j, tx->hw_after.name[i],
 			    verbs_hwctr_delta(&tx->hw_before, &tx->hw_after,
 					      tx->hw_after.name[i]));
 	pl_json_end(j);
+	json_qps(j, tx);
 	pl_json_end(j);
 }
 
@@ -64,6 +98,7 @@ static void write_json(FILE *f, const struct verbs_tx *tx)
 	pl_json_str(&j, "mode", verbs_modes[c->v.mode]);
 	pl_json_str(&j, "dst", c->v.peer);
 	pl_json_u64(&j, "port", c->v.port);
+	pl_json_u64(&j, "flows", tx->flows);
 	pl_json_u64(&j, "frame_bytes", frame);
 	pl_json_u64(&j, "payload_bytes", tx->payload);
 	pl_json_u64(&j, "rate_target_pps", c->rate);
@@ -81,6 +116,12 @@ static void write_json(FILE *f, const struct verbs_tx *tx)
 		pl_json_u64(&j, pl_reason_name(i), tx->bad[i]);
 	pl_json_end(&j);
 	pl_json_u64(&j, "end_markers_sent", tx->end_sent);
+	if (tx->rtt)
+		pl_rtt_json(
+			&j, tx->rtt,
+			"whole round trip on the sender's clock (ping posted "
+			"to its reflection polled from the CQ); perftest's "
+			"ib_send_lat reports half of it as latency");
 	pl_json_dbl(&j, "duration_s", secs);
 	pl_json_dbl(&j, "pps", pps);
 	pl_json_dbl(&j, "gbps", pps * frame * 8 / 1e9);
@@ -123,6 +164,8 @@ int tx_verbs_report(const struct verbs_tx *tx)
 			tx->wc_errors ? ", last: " : "");
 	if (!c->quiet && tx->wc_errors)
 		fprintf(stderr, "  %s\n", ibv_wc_status_str(tx->last_status));
+	if (tx->rtt && (!c->quiet || tx->rtt->gave_up))
+		pl_rtt_print(stderr, "pathlab-tx-verbs", tx->rtt);
 	if (!c->json)
 		return 0;
 	f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;

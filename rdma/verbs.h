@@ -51,7 +51,8 @@ struct verbs_wire {
 	uint64_t addr; /* the receive ring, for RDMA WRITE */
 	uint8_t gid[16];
 	uint8_t mode, mtu; /* enum verbs_mode, enum ibv_mtu */
-	uint16_t pad;
+	uint8_t queue;	   /* this QP's index among the end's QPs */
+	uint8_t queues;	   /* how many QPs the end has (0: one) */
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct verbs_wire) <= 56, "fits a CM REQ");
@@ -66,11 +67,18 @@ struct verbs_cfg {
 	int mode;	     /* enum verbs_mode */
 	bool oob;	     /* TCP exchange instead of rdma_cm */
 	bool events;	     /* a completion channel for the CQ */
+	/*
+	 * QPs per end, each with its own CQ and ring: QP q connects on
+	 * port + q (0 or 1: one). Both ends must agree.
+	 */
+	unsigned queues;
+	bool duplex; /* sends and receives both complete on a CQ: room */
 };
 
 /* One end: every object setup creates, undone by teardown. */
 struct verbs_ep {
 	struct verbs_where where;
+	unsigned queue;		  /* its QP's index: connects on port + queue */
 	struct verbs_wire remote; /* the peer's, once connected */
 	struct rdma_event_channel *cm_ch;
 	struct rdma_cm_id *listen_id, *id;
@@ -120,11 +128,13 @@ int verbs_qp_init(struct verbs_ep *ep, const struct verbs_cfg *c);
 int verbs_qp_rtr(struct verbs_ep *ep, const struct verbs_cfg *c);
 int verbs_qp_rts(struct verbs_ep *ep, const struct verbs_cfg *c);
 void verbs_ep_close(struct verbs_ep *ep);
+unsigned verbs_queues(const struct verbs_cfg *c);
 void verbs_wire_fill(const struct verbs_ep *ep, const struct verbs_cfg *c,
 		     struct verbs_wire *w);
 
 /* verbs_conn.c */
-int verbs_ep_open(struct verbs_ep *ep, const struct verbs_cfg *c, bool passive);
+int verbs_ep_open(struct verbs_ep *ep, const struct verbs_cfg *c, bool passive,
+		  unsigned queue);
 int verbs_accept(struct verbs_ep *ep, const struct verbs_cfg *c,
 		 unsigned send_wr, unsigned recv_wr,
 		 int (*before_accept)(void *arg), void *arg);

@@ -79,8 +79,10 @@ static int cm_resolve(struct verbs_ep *ep, const struct verbs_cfg *c)
 {
 	struct sockaddr_in src = { .sin_family = AF_INET,
 				   .sin_addr = ep->where.addr };
-	struct sockaddr_in dst = { .sin_family = AF_INET,
-				   .sin_port = htons((uint16_t)c->port) };
+	struct sockaddr_in dst = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)(c->port + ep->queue)),
+	};
 	struct rdma_cm_event *ev;
 	int err;
 
@@ -105,9 +107,11 @@ static int cm_resolve(struct verbs_ep *ep, const struct verbs_cfg *c)
 /* The receiver: listen on our GID's IPv4 address. */
 static int cm_listen(struct verbs_ep *ep, const struct verbs_cfg *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)c->port),
-				 .sin_addr = ep->where.addr };
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)(c->port + ep->queue)),
+		.sin_addr = ep->where.addr,
+	};
 
 	if (rdma_bind_addr(ep->listen_id, (struct sockaddr *)&a) ||
 	    rdma_listen(ep->listen_id, 1))
@@ -151,14 +155,18 @@ static int open_device(struct verbs_ep *ep)
 
 /*
  * Choose device, port and GID, then reach the point where objects can be
- * created: listening (passive) or with the route resolved (active).
- * On error the caller still calls verbs_ep_close().
+ * created: listening (passive) or with the route resolved (active), for
+ * QP number queue of the end, on port + queue. On error the caller still
+ * calls verbs_ep_close().
  */
-int verbs_ep_open(struct verbs_ep *ep, const struct verbs_cfg *c, bool passive)
+int verbs_ep_open(struct verbs_ep *ep, const struct verbs_cfg *c, bool passive,
+		  unsigned queue)
 {
 	int err;
 
-	*ep = (struct verbs_ep){ .oob_fd = -1, .oob_listen = -1 };
+	*ep = (struct verbs_ep){ .oob_fd = -1,
+				 .oob_listen = -1,
+				 .queue = queue };
 	err = verbs_pick(c, &ep->where);
 	if (err)
 		return err;

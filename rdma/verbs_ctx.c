@@ -41,7 +41,10 @@ int verbs_ep_objects(struct verbs_ep *ep, const struct verbs_cfg *c,
 			goto out_dealloc_pd;
 		}
 	}
-	ep->cq = ibv_create_cq(ep->ctx, (int)c->depth + 1, NULL, ep->ch, 0);
+	/* Duplex (a reflecting receiver, a ping-pong sender): each slot may
+	 * owe a receive and a send completion at once. */
+	ep->cq = ibv_create_cq(ep->ctx, (int)c->depth * (c->duplex ? 2 : 1) + 1,
+			       NULL, ep->ch, 0);
 	if (!ep->cq) {
 		err = -errno;
 		goto out_destroy_channel;
@@ -215,8 +218,16 @@ void verbs_wire_fill(const struct verbs_ep *ep, const struct verbs_cfg *c,
 		.slots = htonl(ep->slots),
 		.slot_size = htonl(ep->slot_size),
 		.addr = htobe64((uint64_t)(uintptr_t)ep->buf),
+		.queue = (uint8_t)ep->queue,
+		.queues = (uint8_t)verbs_queues(c),
 	};
 	memcpy(w->gid, ep->where.gid.raw, 16);
+}
+
+/* The QPs of an end: --queues, at least 1. */
+unsigned verbs_queues(const struct verbs_cfg *c)
+{
+	return c->queues > 1 ? c->queues : 1;
 }
 
 /* Undo everything, newest first; safe on a partly set-up end. */

@@ -48,8 +48,10 @@ static void set_timeouts(int fd, unsigned ms)
 /* Listen on the TCP port (any address): the receiver's side. */
 int oob_listen(struct verbs_ep *ep, const struct verbs_cfg *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)c->port) };
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)(c->port + ep->queue)),
+	};
 	int on = 1, fd;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -83,8 +85,10 @@ static int oob_wait_peer(struct verbs_ep *ep, unsigned ms)
 /* Connect to the receiver's TCP port within ms. */
 static int oob_dial(struct verbs_ep *ep, const struct verbs_cfg *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)c->port) };
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)(c->port + ep->queue)),
+	};
 	struct pollfd p = { .events = POLLOUT };
 	int fd, err = 0, n;
 	socklen_t len = sizeof(err);
@@ -120,7 +124,7 @@ out_close:
 	return err;
 }
 
-/* Check what the peer sent: ours, and the same mode. */
+/* Check what the peer sent: ours, the same mode, as many QPs. */
 int verbs_wire_check(const struct verbs_wire *w, const struct verbs_cfg *c,
 		     bool from_sender)
 {
@@ -139,6 +143,15 @@ int verbs_wire_check(const struct verbs_wire *w, const struct verbs_cfg *c,
 			from_sender ? "sender" : "receiver",
 			mode <= VERBS_RC_WRITE_IMM ? verbs_modes[mode] : "?",
 			verbs_modes[c->mode]);
+		return -EPROTO;
+	}
+	if ((w->queues ? w->queues : 1u) != verbs_queues(c)) {
+		fprintf(stderr,
+			"%s: the %s runs --queues %u, this one --queues "
+			"%u\n",
+			program_invocation_short_name,
+			from_sender ? "sender" : "receiver",
+			w->queues ? w->queues : 1u, verbs_queues(c));
 		return -EPROTO;
 	}
 	return 0;

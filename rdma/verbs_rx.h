@@ -25,19 +25,45 @@ struct rx_cfg {
 
 struct gpu_verbs;
 
+/*
+ * A send's wr_id: the receive slot it reflects, with this bit set, so a
+ * completion tells a reflection (the slot is free again) from a receive.
+ */
+#define VERBS_SEND_TAG	(1ull << 32)
+#define REFLECT_MAX_AHS 8 /* UD: address handles of distinct sources */
+
+/* --reflect on UD: where one source's messages go back to. */
+struct reflect_peer {
+	uint32_t qpn;
+	uint8_t gid[16];
+	struct ibv_ah *ah;
+};
+
+/*
+ * One QP of the receiver, with its own CQ, ring and counters; a run on
+ * many queues (--queues N) has N of them, one thread each. The first
+ * holds what is the run's: the snapshots and the report's figures.
+ */
 struct verbs_rx {
 	const struct rx_cfg *cfg;
 	struct verbs_ep ep;
 	unsigned depth, batch, grh; /* grh: bytes before the payload */
 	bool write_imm;
-	struct gpu_verbs *gpu; /* the GPU variant's state, or NULL */
+	bool reflect;		 /* --reflect: send every ping back */
+	struct gpu_verbs *gpu;	 /* the GPU variant's state, or NULL */
+	unsigned queue, nqueues; /* this QP's index, and how many */
+	struct verbs_rx *queues; /* all of the run's: queues[0] is the first */
 	/* counted by the loops */
 	uint64_t completions, polls, empty, arms, waits, reads, events;
 	uint64_t wc_errors, recv_posts, post_errors;
 	uint64_t imm_completions, imm_bad_slot;
+	uint64_t reflected, reflect_errors, reflect_posts, reflect_wrs;
+	uint64_t reflect_cqes; /* sends completed, well or not */
 	uint32_t imm_last;
 	int last_wc_status;
 	unsigned unacked;
+	struct reflect_peer peers[REFLECT_MAX_AHS];
+	unsigned npeers;
 	/* counted around the run */
 	const char *ifname;
 	uint64_t leftover, ud_dropped;
@@ -46,11 +72,13 @@ struct verbs_rx {
 	void (*rx_loop)(struct verbs_rx *rx);
 	void (*rx_plain)(struct verbs_rx *rx); /* after the traced part */
 	struct pl_trace trace;
-	struct pl_run run;
+	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct ibv_recv_wr wr[VERBS_MAX_BATCH];
 	struct ibv_sge sge[VERBS_MAX_BATCH];
 	struct ibv_wc wc[VERBS_MAX_BATCH];
+	struct ibv_send_wr swr[VERBS_MAX_BATCH]; /* --reflect */
+	struct ibv_sge ssge[VERBS_MAX_BATCH];
 };
 
 /* Parse and account one message of len bytes at buf, handed to us at now. */
@@ -101,8 +129,32 @@ void gpu_verbs_teardown(struct verbs_rx *rx);
 /* gpu_verbs.c: the GPU figures into the report. */
 void gpu_verbs_report(struct verbs_rx *rx, struct pl_report *r);
 
+/*
+ * reflect_verbs.c (--reflect): queue a SEND of the message at buf (the
+ * slot's start; UD: its GRH first) back to its source as the i-th send of
+ * this burst; false when there is no address to send it to.
+ */
+bool reflect_queue(struct verbs_rx *rx, const struct ibv_wc *wc, uint8_t *buf,
+		   unsigned i);
+
+/*
+ * reflect_verbs.c: post the burst's n queued sends in one call. The slots
+ * of sends that did not go are appended to slot[*k] to be reposted.
+ */
+void reflect_post(struct verbs_rx *rx, unsigned n, uint32_t *slot, int *k);
+
+/*
+ * reflect_verbs.c: account a send's completion; true when it went (its
+ * buffer, the slot in the wr_id, may be posted again).
+ */
+bool reflect_done(struct verbs_rx *rx, const struct ibv_wc *wc);
+
+/* reflect_verbs.c: destroy the address handles, before the PD goes. */
+void reflect_teardown(struct verbs_rx *rx);
+
 /* rx_verbs_report.c */
 const char *rx_env_label(const struct verbs_where *w);
+uint64_t rx_verbs_syscalls(const struct verbs_rx *rx);
 void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r);
 void rx_verbs_json(struct pl_json *j, void *arg);
 void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c);
