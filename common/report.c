@@ -346,6 +346,8 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 			  &r->stats->lat_user);
 	}
 	pl_json_u64(&j, "latency_skipped", r->stats->lat_skipped);
+	pl_json_str(&j, "rx_stamp_source",
+		    r->rx_stamp_source ? r->rx_stamp_source : "none");
 	json_costs(&j, r, &f);
 	if (gpu_run(r))
 		json_gpu(&j, r);

@@ -51,6 +51,9 @@ struct pl_report {
 	double copies_per_packet;
 	const char *copies_source; /* by_design | measured | modelled */
 	const char *copies_note;   /* what the copies are, one line */
+	/* The clock of the RX stamps that split the latency: "software"
+	 * (the kernel's), "hardware" (the NIC's); NULL: "none". */
+	const char *rx_stamp_source;
 	uint64_t syscalls;    /* data-path system calls the receiver made */
 	uint64_t wakeups;     /* blocking returns, poll() returns, events */
 	unsigned loss_points; /* PL_LOSS_* bits */

@@ -123,7 +123,7 @@ static void recvmmsg_stamped_loop(struct sock_rx *rx)
 			if (rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now,
 				   &p) == PL_OK)
 				pl_stats_split(&rx->stats, p.tx_ns,
-					       rx_stamp(rx, mh), now);
+					       rx_stamp_at(rx, mh, now), now);
 		}
 	}
 }
@@ -223,7 +223,8 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET,
 				    .sin_port = htons(c->port) };
-	int on = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	int on = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+		 (c->hw_stamps ? HWSTAMP_SOF : 0);
 	int err;
 
 	if (inet_pton(AF_INET, c->bind, &addr.sin_addr) != 1)
@@ -253,6 +254,7 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 	if (err)
 		goto out_close;
 	init_msgs(rx, c->stamps || c->rx.trace);
+	rx->hw.on = c->hw_stamps;
 	rx->realtime_off = pl_realtime_offset_ns();
 	if (c->mode == MODE_RECVFROM) {
 		rx->flags = c->loop == LOOP_BUSY ? MSG_DONTWAIT : 0;
@@ -382,6 +384,9 @@ static int receive_and_report(struct sock_rx *rxq, const struct cfg *c,
 		.latency_kind = "one-way",
 		.copies_per_packet = 1,
 		.copies_source = "by_design",
+		.rx_stamp_source = c->hw_stamps ? "hardware"
+				   : c->stamps	? "software"
+						: "none",
 		.copies_note =
 			"kernel skb to the user buffer in the system call",
 		.loss_points = PL_LOSS_LINK | PL_LOSS_BACKLOG | PL_LOSS_SOCKET,
@@ -510,6 +515,9 @@ int main(int argc, char **argv)
 		  0, 0, steers },
 		{ "rx-stamps", PL_OPT_FLAG, &c.stamps, NULL,
 		  "SO_TIMESTAMPING software RX stamps: split the latency" },
+		{ "hw-stamps", PL_OPT_FLAG, &c.hw_stamps, NULL,
+		  "the NIC's hardware RX stamps instead (SIOCSHWTSTAMP on "
+		  "--iface, put back at exit); none on veth" },
 		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "receiving interface, for its counters and env label" },
 		PL_RX_OPT_TRACE(&c.rx, "datagram"),
@@ -526,8 +534,11 @@ int main(int argc, char **argv)
 	err = pl_opt_parse(argc, argv, opts, "[options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
+	c.stamps = c.stamps || c.hw_stamps; /* hardware stamps split too */
 	if (!check_cfg(&c))
 		return PL_EXIT_USAGE;
+	if (c.hw_stamps && (err = hwstamp_begin(c.rx.iface)))
+		return err;
 	if (pl_rx_trace_open("pathlab-rx-socket", &c.rx, &rx->trace, "pkt"))
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-socket", &c.rx, &run, &rx->stats))

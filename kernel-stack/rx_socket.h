@@ -10,6 +10,7 @@
 #include "stats.h"
 #include "trace.h"
 #include "wire.h"
+#include "hwstamp.h"
 
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
@@ -32,7 +33,8 @@ struct cfg {
 	int mode, loop;
 	int steer; /* STEER_*: how SO_REUSEPORT picks a queue's socket */
 	bool stamps;
-	int gpu; /* enum pl_gpu_kind */
+	bool hw_stamps; /* --hw-stamps: the NIC's clock (hwstamp.c) */
+	int gpu;	/* enum pl_gpu_kind */
 };
 
 struct sock_rx {
@@ -41,6 +43,7 @@ struct sock_rx {
 	unsigned batch;
 	int rcvbuf;	      /* what the kernel granted */
 	int64_t realtime_off; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct hwconv hw;     /* --hw-stamps: PHC to CLOCK_MONOTONIC */
 	uint64_t syscalls, empty, wakeups;
 	uint64_t reflected, reflect_errors; /* --reflect */
 	void (*rx_loop)(struct sock_rx *rx);
@@ -59,17 +62,17 @@ struct sock_rx {
 /* The kernel's software RX stamp of one datagram, in monotonic ns, or 0. */
 static inline uint64_t rx_stamp(const struct sock_rx *rx, struct msghdr *mh)
 {
-	struct scm_timestamping *ts;
-	struct cmsghdr *cm;
+	const struct scm_timestamping *ts = sock_stamps(mh);
 
-	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    cm->cmsg_type != SCM_TIMESTAMPING)
-			continue;
-		ts = (struct scm_timestamping *)CMSG_DATA(cm);
-		return pl_timespec_ns(&ts->ts[0]) - (uint64_t)rx->realtime_off;
-	}
-	return 0;
+	return ts ? pl_timespec_ns(&ts->ts[0]) - (uint64_t)rx->realtime_off : 0;
+}
+
+/* The datagram's RX stamp in monotonic ns: the NIC's with --hw-stamps,
+ * else the kernel's software stamp; 0 if it has none. */
+static inline uint64_t rx_stamp_at(struct sock_rx *rx, struct msghdr *mh,
+				   uint64_t now)
+{
+	return rx->hw.on ? hwconv_stamp(&rx->hw, mh, now) : rx_stamp(rx, mh);
 }
 
 /* Parse and account one datagram handed to us at now. */
