@@ -8,24 +8,27 @@
 # on its count or when idle, and prints its run JSON at exit. merge.jq adds
 # what only the sender knows. Raw files stay under OUT/raw/.
 #
-# Needs topo.sh, deps.sh, paths.sh, proc.sh and run.sh sourced,
+# Needs topo.sh, deps.sh, paths.sh, proc.sh, run.sh and verbs-host.sh sourced,
 # PATHLAB_ROOT and PATHLAB_BUILD.
 
-PL_WORKLOADS=(throughput latency visibility)
+PL_WORKLOADS=(throughput latency visibility rtt)
 PL_GPUS=(none sim cuda)
 # Packets per workload: default, and with --quick.
 PL_COUNT_THROUGHPUT=200000
 PL_COUNT_LATENCY=20000
 PL_COUNT_VISIBILITY=5000
+PL_COUNT_RTT=10000
 PL_QUICK_THROUGHPUT=20000
 PL_QUICK_LATENCY=2000
 PL_QUICK_VISIBILITY=1000
+PL_QUICK_RTT=1000
 
 # Print the compare usage.
 cmp_usage() {
 	cat <<EOF
 usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
                        [--gpu none|sim|cuda] [--out DIR] [--quick]
+                       [--verbs-on host|vm|auto] [--queues N]
 
   --paths LIST   comma-separated, from: $(path_ids | paste -sd, -)
                  (default: every path that is built)
@@ -34,8 +37,26 @@ usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
   --gpu KIND     none (default), sim or cuda
   --out DIR      where results.json and raw/ go
                  (default results/YYYYmmdd-HHMMSS, linked as results/latest)
-  --quick        small counts ($PL_QUICK_THROUGHPUT/$PL_QUICK_LATENCY/$PL_QUICK_VISIBILITY), for tests
+  --quick        small counts ($PL_QUICK_THROUGHPUT/$PL_QUICK_LATENCY/$PL_QUICK_VISIBILITY/$PL_QUICK_RTT), for tests
+  --queues N     receive on N queues, one pinned thread (lcore, QP) each,
+                 fed by N sender threads (1..16, default 1); the lab's veth
+                 gets N queues. Paths that cannot are skipped, saying so
+  --workloads L  comma-separated, from: ${PL_WORKLOADS[*]} (default: all;
+                 rtt: the receiver reflects, pathlab-gen --pingpong times
+                 whole round trips)
+  --tradeoffs    the visibility workload only, measured for the trade-off
+                 table (tcpdump, netfilter, ss, copies, interrupts,
+                 transport): OUT/tradeoffs.json and tradeoffs.txt
+  --verbs-on W   where the verbs rows run: host (this machine's RDMA devices,
+                 direct), vm (the Soft-RoCE VM, software RDMA) or auto
+                 (default: host when $(vh_dir) has a device with an
+                 active RoCE port and an IPv4 RoCE v2 GID, else vm).
+                 On the host: one port serves both ends (the NIC loops the
+                 traffic back, env nic-loopback), two ports carry receiver
+                 and sender (env nic); PATHLAB_VERBS_RX / PATHLAB_VERBS_TX
+                 (DEV or DEV:PORT) choose. VM rows: env vm-softroce
 EOF
+	hosts_usage
 }
 
 # Print the host object of results.json (tsc_hz is filled in later).
@@ -71,15 +92,20 @@ cmp_parse() {
 	local opt val quick=0 count=""
 	CMP_PATHS=()
 	CMP_EXPLICIT=0
+	hosts_reset
 	CMP_SIZES=(64 1024)
 	CMP_GPU=none
+	CMP_TRADEOFFS=0
 	CMP_OUT=""
+	CMP_VERBS_ON=auto
+	CMP_QUEUES=1
 	while [ $# -gt 0 ]; do
 		opt=$1
 		val=""
 		case $opt in
 		--*=*) val=${opt#*=}; opt=${opt%%=*} ;;
-		--paths | --sizes | --count | --gpu | --out)
+		--iface | --pci | --rx-addr | --sender | --sender-gen | --sender-if | --sender-cpu | \
+		--paths | --sizes | --count | --gpu | --out | --verbs-on | --queues | --workloads)
 			[ $# -ge 2 ] || { echo "pathlab: $opt needs a value" >&2; return 2; }
 			val=$2
 			shift ;;
@@ -91,12 +117,18 @@ cmp_parse() {
 		--gpu) CMP_GPU=$val ;;
 		--out) CMP_OUT=$val ;;
 		--quick) quick=1 ;;
+		--tradeoffs) CMP_TRADEOFFS=1; PL_WORKLOADS=(visibility) ;;
+		--verbs-on) CMP_VERBS_ON=$val; vh_choice_ok "$val" || return 2 ;;
+		--queues) CMP_QUEUES=$val ;;
+		--workloads) cmp_split PL_WORKLOADS "$val" ;;
+		--iface | --pci | --rx-addr | --sender | --sender-gen | --sender-if | --sender-cpu | \
+			--sender-print | --check) hosts_opt "$opt" "$val" ;;
 		-h | --help) cmp_usage; return 3 ;;
 		*) echo "pathlab: compare: unknown option '$opt'" >&2; cmp_usage >&2; return 2 ;;
 		esac
 		shift
 	done
-	cmp_counts "$quick" "$count" && cmp_check
+	cmp_counts "$quick" "$count" && cmp_check && hosts_check
 }
 
 # Set the per-workload counts from --quick and --count.
@@ -106,10 +138,12 @@ cmp_counts() {
 		CMP_N_THROUGHPUT=$PL_QUICK_THROUGHPUT
 		CMP_N_LATENCY=$PL_QUICK_LATENCY
 		CMP_N_VISIBILITY=$PL_QUICK_VISIBILITY
+		CMP_N_RTT=$PL_QUICK_RTT
 	else
 		CMP_N_THROUGHPUT=$PL_COUNT_THROUGHPUT
 		CMP_N_LATENCY=$PL_COUNT_LATENCY
 		CMP_N_VISIBILITY=$PL_COUNT_VISIBILITY
+		CMP_N_RTT=$PL_COUNT_RTT
 	fi
 	if [ -n "$count" ]; then
 		if [[ ! $count =~ ^[1-9][0-9]{0,9}$ ]]; then
@@ -120,9 +154,30 @@ cmp_counts() {
 	fi
 }
 
+# Check the queue count and the workloads; return 2 with a message.
+cmp_check_queues() {
+	local w known
+	if [[ ! $CMP_QUEUES =~ ^[0-9]{1,2}$ ]] || [ "$CMP_QUEUES" -lt 1 ] ||
+		[ "$CMP_QUEUES" -gt 16 ]; then
+		echo "pathlab: --queues '$CMP_QUEUES': 1..16" >&2
+		return 2
+	fi
+	[ ${#PL_WORKLOADS[@]} -gt 0 ] || { echo "pathlab: --workloads is empty" >&2; return 2; }
+	for w in "${PL_WORKLOADS[@]}"; do
+		case $w in
+		throughput | latency | visibility | rtt) ;;
+		*)
+			known="throughput latency visibility rtt"
+			echo "pathlab: unknown workload '$w' (known: $known)" >&2
+			return 2 ;;
+		esac
+	done
+}
+
 # Check paths, sizes and GPU kind; return 2 with a message if one is wrong.
 cmp_check() {
 	local p s g ok=0 sel=()
+	cmp_check_queues || return 2
 	for g in "${PL_GPUS[@]}"; do [ "$CMP_GPU" = "$g" ] && ok=1; done
 	if [ $ok = 0 ]; then
 		echo "pathlab: --gpu '$CMP_GPU': one of ${PL_GPUS[*]}" >&2
@@ -159,7 +214,11 @@ cmp_usable() {
 			path_not_built_msg "$p" >&2
 			return 2
 		fi
-		if [ "$(path_runner "$p")" = vm ] && ! command -v qemu-system-x86_64 >/dev/null; then
+		if [ "$(path_runner "$p")" = vm ]; then
+			vh_where "$CMP_VERBS_ON" || return 2
+		fi
+		if [ "$(path_runner "$p")" = vm ] && [ "$VH_WHERE" = vm ] &&
+			! command -v qemu-system-x86_64 >/dev/null; then
 			if [ "$CMP_EXPLICIT" = 1 ]; then
 				echo "pathlab: path $p runs in the Soft-RoCE VM, which needs qemu-system-x86" >&2
 				return 2
@@ -211,7 +270,7 @@ cmp_chown() {
 cmp_total() {
 	local p m n=0
 	for p in "${CMP_PATHS[@]}"; do
-		for m in $(path_modes "$p"); do
+		for m in $(hosts_modes "$p"); do
 			n=$((n + 1))
 			if [ "$CMP_GPU" != none ] && path_has_gpu "$p" "$m"; then
 				n=$((n + 1))
@@ -221,22 +280,33 @@ cmp_total() {
 	echo $((n * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]}))
 }
 
-# The verbs rows: one boot of the Soft-RoCE VM runs every mode, size and
-# workload (labs/lib/rdma-vm-compare.sh) and writes raw/verbs-*.run.json;
-# with --gpu, the GPU variant's runs too (raw/verbs-*-gpu-KIND.run.json).
-# Simplification: the VM is used even when the host has an RDMA NIC.
+# The verbs rows, all by labs/lib/rdma-vm-compare.sh: directly on this
+# host's RDMA devices when cmp_usable chose host (VH_WHERE), else in one
+# boot of the Soft-RoCE VM; either runs every mode, size and workload and
+# writes raw/verbs-*.run.json; with --gpu, the GPU variant's runs too
+# (raw/verbs-*-gpu-KIND.run.json). The log is raw/verbs-host.log or
+# raw/verbs-vm.log.
 cmp_vm_runs() {
-	local path=$1 i=$2 total=$3 f n=0 modes
+	local path=$1 i=$2 total=$3 f n=0 modes log args
 	modes=$(path_modes "$path" | paste -sd, -)
-	echo "[$((i + 1))-$total] $path $modes in the Soft-RoCE VM (one boot) ..."
-	"$PATHLAB_ROOT/labs/rdma-vm" run --timeout 1800 --share "$CMP_OUT" \
-		--share "$PATHLAB_BUILD" -- \
-		bash "$PATHLAB_LIB/rdma-vm-compare.sh" --build "$PATHLAB_BUILD" \
-		--out "$CMP_OUT/raw" --modes "$modes" \
-		--sizes "$(IFS=,; echo "${CMP_SIZES[*]}")" \
-		--counts "$CMP_N_THROUGHPUT,$CMP_N_LATENCY,$CMP_N_VISIBILITY" \
-		--rates "0,$PL_RATE_LATENCY_VM,$PL_RATE_VISIBILITY" \
-		--gpu "$CMP_GPU" >"$CMP_OUT/raw/$path-vm.log" 2>&1
+	log=$CMP_OUT/raw/$path-$VH_WHERE.log
+	args=(--build "$PATHLAB_BUILD" --out "$CMP_OUT/raw" --modes "$modes"
+		--sizes "$(IFS=,; echo "${CMP_SIZES[*]}")"
+		--counts "$CMP_N_THROUGHPUT,$CMP_N_LATENCY,$CMP_N_VISIBILITY,$CMP_N_RTT"
+		--workloads "$(IFS=,; echo "${PL_WORKLOADS[*]}")"
+		--queues "$CMP_QUEUES" --gpu "$CMP_GPU")
+	if [ "$VH_WHERE" = host ]; then
+		echo "[$((i + 1))-$total] $path $modes $(vh_env_note) ..."
+		bash "$PATHLAB_LIB/rdma-vm-compare.sh" --direct "${args[@]}" \
+			--rates "0,$PL_RATE_LATENCY,$PL_RATE_VISIBILITY,0" \
+			--cpus "$CMP_RX_CPU,$CMP_TX_CPU" >"$log" 2>&1
+	else
+		echo "[$((i + 1))-$total] $path $modes in the Soft-RoCE VM (one boot) ..."
+		"$PATHLAB_ROOT/labs/rdma-vm" run --timeout 1800 --share "$CMP_OUT" \
+			--share "$PATHLAB_BUILD" -- \
+			bash "$PATHLAB_LIB/rdma-vm-compare.sh" "${args[@]}" \
+			--rates "0,$PL_RATE_LATENCY_VM,$PL_RATE_VISIBILITY,0" >"$log" 2>&1
+	fi
 	local rc=$?
 	for f in "$CMP_OUT"/raw/"$path"-*.run.json; do
 		[ -e "$f" ] || continue
@@ -245,8 +315,8 @@ cmp_vm_runs() {
 		n=$((n + 1))
 	done
 	if [ $rc -ne 0 ] || [ $n -eq 0 ]; then
-		echo "  the VM run failed (exit $rc): $CMP_OUT/raw/$path-vm.log" >&2
-		tail -n 20 "$CMP_OUT/raw/$path-vm.log" >&2
+		echo "  the verbs runs ($VH_WHERE) failed (exit $rc): $log" >&2
+		tail -n 20 "$log" >&2
 		return 1
 	fi
 }
@@ -262,7 +332,7 @@ cmp_path_runs() {
 		i=$((i + $(path_modes "$path" | wc -l) * ${#CMP_SIZES[@]} * ${#PL_WORKLOADS[@]} * ${#CMP_GPUS[@]}))
 		return 0
 	fi
-	for mode in $(path_modes "$path"); do
+	for mode in $(hosts_modes "$path"); do
 		[ "$gpu" = none ] || path_has_gpu "$path" "$mode" || continue
 		for size in "${CMP_SIZES[@]}"; do
 			for wl in "${PL_WORKLOADS[@]}"; do
@@ -304,7 +374,10 @@ cmp_main() {
 	CMP_RX_CPU=1
 	CMP_TX_CPU=0
 	[ "$(nproc)" -ge 2 ] || CMP_RX_CPU=0
-	pl_topo_up || return 1
+	hosts_prepare || return 1
+	# --queues N: the lab's veth gets N queues (and XPS: topo.sh).
+	[ "$CMP_QUEUES" = 1 ] || export PATHLAB_QUEUES=$CMP_QUEUES
+	if hosts_lab; then pl_topo_up || return 1; fi
 	cmp_host_json >"$CMP_OUT/raw/host.json"
 	CMP_GPUS=(none)
 	[ "$CMP_GPU" = none ] || CMP_GPUS+=("$CMP_GPU")
@@ -325,6 +398,7 @@ cmp_main() {
 		bash "$PATHLAB_LIB/plots.sh" plots "$CMP_OUT/results.json" "$CMP_OUT" || true
 		bash "$PATHLAB_LIB/plots.sh" figure "$CMP_OUT/results.json" "$CMP_OUT" || true
 		echo "pathlab: results in $CMP_OUT/results.json"
+		[ "$CMP_TRADEOFFS" = 0 ] || tr_report || failed=$((failed + 1))
 	fi
 	cmp_chown
 	if [ $failed -gt 0 ]; then

@@ -5,20 +5,22 @@
 # it in its JSON "mode"), the receiver binary (relative to the build
 # directory), its arguments for that mode, extra arguments for latency runs,
 # how it runs ("netns": in the rx namespace, fed by pathlab-gen over the
-# veth; "vm": in the RDMA VM, which compare does not drive yet) and what to
-# do when it is not built. "-" is an empty field. A new row is a new mode
+# veth; "vm": in the RDMA VM, or directly on the host's RDMA device), what
+# to do when it is not built, whether it has a GPU variant, whether it can
+# receive on many queues (--queues) and whether it can be the far end of a
+# round trip (--reflect). "-" is an empty field. A new row is a new mode
 # that compare runs; a path's first row is what `pathlab rx PATH` runs.
 
-# id	mode	binary	args	latency-args	runner	build-hint	gpu-variant
+# id	mode	binary	args	latency-args	runner	build-hint	gpu-variant	queues	reflect
 PL_PATH_TABLE='
-socket	recvmmsg	kernel-stack/pathlab-rx-socket	--mode recvmmsg	--rx-stamps	netns	always built	yes
-xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enabled and its packages	no
-afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages	yes
-dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages	no
-dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages	yes
-verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages	yes
-verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages	yes
-verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages	yes
+socket	recvmmsg	kernel-stack/pathlab-rx-socket	--mode recvmmsg	--rx-stamps	netns	always built	yes	yes	yes
+xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enabled and its packages	no	no	no
+afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages	yes	yes	yes
+dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages	no	yes	yes
+dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages	yes	yes	yes
+verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages	yes	yes	yes
+verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages	yes	yes	yes
+verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages	yes	yes	no
 '
 
 # The generator, relative to the build directory.
@@ -73,6 +75,17 @@ path_latency_args() {
 # pool's own memory.
 path_has_gpu() {
 	[ "$(path__field "$1" "$2" 8)" = yes ]
+}
+
+# True if path ID in MODE can receive on many queues (--queues).
+path_has_queues() {
+	[ "$(path__field "$1" "$2" 9)" = yes ]
+}
+
+# True if path ID in MODE can send what it receives back (--reflect): the
+# far end of the rtt workload. xdp drop hands no packet to anyone.
+path_has_reflect() {
+	[ "$(path__field "$1" "$2" 10)" = yes ]
 }
 
 # Print how path ID runs: netns or vm.

@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# rdma-vm-compare.sh - the verbs rows of `pathlab compare`, run INSIDE the
-# rdma-vm guest so that one boot serves every mode, size and workload:
+# rdma-vm-compare.sh - the verbs rows of `pathlab compare`: the one place
+# that runs them, either INSIDE the rdma-vm guest, so that one boot serves
+# every mode, size and workload:
 #
 #   labs/rdma-vm run --share OUT --share BUILD -- \
 #     bash labs/lib/rdma-vm-compare.sh --build BUILD --out OUT/raw \
 #       [--modes ud,rc,rc_write_imm] [--sizes 64,1024] \
-#       [--counts T,L,V] [--rates 0,10000,20000] [--gpu none|sim|cuda]
+#       [--counts T,L,V,R] [--rates 0,10000,20000,0] [--gpu none|sim|cuda]
+#       [--workloads throughput,latency,visibility,rtt] [--queues N]
+#
+# or, with --direct, on this machine's own RDMA devices (a NIC, or rxe):
+#
+#   bash labs/lib/rdma-vm-compare.sh --direct [--cpus RX,TX] --out OUT/raw ...
+#
+# In the guest the devices come from labs/rdma-vm (PL_VM_*: rxe1 on pl-rx
+# receives, rxe0 on pl-tx sends; env vm-softroce). --direct skips all of
+# that and picks the endpoints as labs/lib/verbs-host.sh says: one port
+# for both ends (the NIC loops the traffic back) or receiver and sender on
+# two ports, each with its RoCE v2 IPv4 GID; env nic, nic-loopback,
+# softroce or softroce-rxe-loopback. Every run gets an env_note naming the
+# devices.
 #
 # For each run it writes OUT/raw/verbs-MODE-SIZE-WORKLOAD.{rx,gen,run}.json
 # like compare's other paths: the receiver's JSON, the sender's summary
@@ -17,20 +31,34 @@
 # With --gpu sim|cuda each run is repeated with the receiver's GPU variant,
 # as OUT/raw/verbs-MODE-SIZE-WORKLOAD-gpu-KIND.*; a receiver that refuses
 # (exit 77: cuda on rxe, which copies with the CPU) is skipped, with a note.
+# The rtt workload: the receiver reflects (--reflect), the sender times
+# whole round trips (--pingpong); rc_write_imm has no reflect mode and the
+# GPU variants do not reflect: skipped. --queues N: N QPs on each end, one
+# CQ and thread each, and 4 flows per QP from the sender.
+# shellcheck source-path=SCRIPTDIR
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$REPO/build
 OUT=
 MODES=ud,rc,rc_write_imm
 SIZES=64,1024
-COUNTS=200000,20000,5000
-RATES=0,10000,20000
+COUNTS=200000,20000,5000,10000
+RATES=0,10000,20000,0
+QUEUES=1
+WORKLOAD_LIST=throughput,latency,visibility,rtt
 GPU=none
-WORKLOADS=(throughput latency visibility)
+DIRECT=0
+CPUS=1,0
+WORKLOADS=(throughput latency visibility rtt) # the order of COUNTS, RATES
 FAILED=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--direct) DIRECT=1; shift; continue ;;
+	--*) [ $# -ge 2 ] || { echo "rdma-vm-compare: $1 needs a value" >&2; exit 2; } ;;
+	esac
+	case $1 in
+	--cpus) CPUS=$2 ;;
 	--build) BUILD=$2 ;;
 	--out) OUT=$2 ;;
 	--modes) MODES=$2 ;;
@@ -38,18 +66,66 @@ while [ $# -gt 0 ]; do
 	--counts) COUNTS=$2 ;;
 	--rates) RATES=$2 ;;
 	--gpu) GPU=$2 ;;
+	--queues) QUEUES=$2 ;;
+	--workloads) WORKLOAD_LIST=$2 ;;
 	*) echo "rdma-vm-compare: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
 done
 [ -n "$OUT" ] || { echo "rdma-vm-compare: --out is required" >&2; exit 2; }
-[ -n "${PL_VM_RX_DEV:-}" ] || { echo "rdma-vm-compare: run me inside labs/rdma-vm" >&2; exit 99; }
-mkdir -p "$OUT"
+[[ $CPUS =~ ^[0-9]+,[0-9]+$ ]] || { echo "rdma-vm-compare: --cpus '$CPUS': RX,TX (CPU numbers)" >&2; exit 2; }
 RX=$BUILD/rdma/pathlab-rx-verbs
 TX=$BUILD/rdma/pathlab-tx-verbs
 IFS=, read -r -a counts <<<"$COUNTS"
 IFS=, read -r -a rates <<<"$RATES"
-ENV_LABEL=$PL_VM_ENV
+IFS=, read -r RX_CPU TX_CPU <<<"$CPUS"
+
+# Set the two ends (RX_* and TX_*: device, port, GID index or empty for
+# the binaries' own choice, IPv4 address, network device), ENV_LABEL and
+# ENV_NOTE from the guest's PL_VM_* variables.
+# shellcheck disable=SC2153 # PL_VM_* come from rdma-vm-guest.sh
+ends_vm() {
+	[ -n "${PL_VM_RX_DEV:-}" ] || {
+		echo "rdma-vm-compare: run me inside labs/rdma-vm, or with --direct" >&2
+		exit 99
+	}
+	RX_DEV=$PL_VM_RX_DEV RX_PORT=1 RX_GID="" RX_ADDR=$PL_VM_RX_ADDR RX_IF=$PL_VM_RX_IF
+	TX_DEV=$PL_VM_TX_DEV TX_PORT=1 TX_GID="" TX_ADDR=$PL_VM_TX_ADDR
+	ENV_LABEL=$PL_VM_ENV
+	ENV_NOTE="Soft-RoCE in a VM: software RDMA (rdma_rxe in a qemu guest), receiver on $RX_DEV ($RX_IF, $RX_ADDR), sender on $TX_DEV ($PL_VM_TX_IF, $TX_ADDR)"
+}
+
+# The same from this machine's own devices (labs/lib/verbs-host.sh).
+ends_direct() {
+	local f rc=0
+	# shellcheck source=verbs-host.sh
+	. "$REPO/labs/lib/verbs-host.sh"
+	vh_scan
+	vh_select || rc=$?
+	if [ $rc != 0 ]; then
+		[ $rc = 2 ] || echo "rdma-vm-compare: --direct: no RDMA device to run on ($(vh_looked))" >&2
+		exit 2
+	fi
+	read -r -a f <<<"$VH_RX"
+	RX_DEV=${f[0]} RX_PORT=${f[1]} RX_GID=${f[2]} RX_ADDR=${f[3]} RX_IF=${f[4]}
+	read -r -a f <<<"$VH_TX"
+	TX_DEV=${f[0]} TX_PORT=${f[1]} TX_GID=${f[2]} TX_ADDR=${f[3]}
+	ENV_LABEL=$(vh_env_label)
+	ENV_NOTE=$(vh_env_note)
+}
+
+# Print the active MTU of DEV's PORT in bytes (what one UD message may
+# carry); 1024, what rxe has on a 1500-byte link, when unknown.
+path_mtu() {
+	local m
+	m=$(ibv_devinfo -d "$1" -i "$2" 2>/dev/null | awk '$1 == "active_mtu:" { print $2; exit }')
+	[[ $m =~ ^[0-9]+$ ]] && echo "$m" || echo 1024
+}
+
+if [ "$DIRECT" = 1 ]; then ends_direct; else ends_vm; fi
+mkdir -p "$OUT"
+MTU=$(path_mtu "$RX_DEV" "$RX_PORT")
+echo "rdma-vm-compare: env $ENV_LABEL: $ENV_NOTE; path MTU $MTU"
 
 # Print the tcpdump filter for MODE's data packets: RoCE v2 from the
 # sender, not to QP 1 (connection management), and the pathlab flags byte
@@ -64,13 +140,13 @@ vis_filter() {
 	rc) off=22 ;;
 	rc_write_imm) off=42 ;;
 	esac
-	echo "udp dst port 4791 and src host $PL_VM_TX_ADDR and (udp[12:4] & 0xffffff) != 1 and udp[$off] & 0x20 = 0"
+	echo "udp dst port 4791 and src host $TX_ADDR and (udp[12:4] & 0xffffff) != 1 and udp[$off] & 0x20 = 0"
 }
 
 # Start tcpdump on the receiving link; set TD_PID once it listens.
 td_start() {
 	local err=$1 mode=$2 n
-	tcpdump -i "$PL_VM_RX_IF" -n -p --immediate-mode -w /dev/null \
+	tcpdump -i "$RX_IF" -n -p --immediate-mode -w /dev/null \
 		"$(vis_filter "$mode")" </dev/null >/dev/null 2>"$err" &
 	TD_PID=$!
 	for n in $(seq 100); do
@@ -93,21 +169,30 @@ $(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$err" | head -
 # the receiver's GPU variant KIND unless it is none.
 one_run() {
 	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 base rx_pid rc seen=null drop=null
-	local tx_args=()
+	local rx_args=() tx_args=()
 	base=$OUT/verbs-$mode-$size-$wl
 	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	rm -f "$base".*
-	if [ "$mode" = ud ] && [ $((size - 46)) -gt 1024 ]; then
-		echo "UD messages must fit one packet: $((size - 46)) B > the 1024-byte path MTU" >"$base.skipped"
+	if [ "$mode" = ud ] && [ $((size - 46)) -gt "$MTU" ]; then
+		echo "UD messages must fit one packet: $((size - 46)) B > the $MTU-byte path MTU" >"$base.skipped"
 		echo "skipped (UD message larger than the path MTU)"
 		return 0
 	fi
 	[ "$wl" != visibility ] || td_start "$base.tcpdump.err" "$mode" ||
 		{ echo "FAILED (tcpdump)"; return 1; }
-	timeout $((60 + n / 2000)) "$RX" --mode "$mode" --device "$PL_VM_RX_DEV" \
-		--count "$n" --idle-timeout 1000 --timeout 30000 --workload "$wl" \
-		--cpu 1 --env "$ENV_LABEL" --ready "$base.ready" --gpu "$gpu" \
-		--json "$base.rx.json" --quiet >"$base.rx.out" 2>"$base.rx.err" &
+	if [ "$wl" = rtt ] && { [ "$mode" = rc_write_imm ] || [ "$gpu" != none ]; }; then
+		echo "$mode${gpu/#none/}: no reflect mode, so no round trip" >"$base.skipped"
+		echo "skipped ($(cat "$base.skipped"))"
+		return 0
+	fi
+	rx_args=(--mode "$mode" --device "$RX_DEV" --ib-port "$RX_PORT"
+		--count "$n" --idle-timeout 1000 --timeout 30000 --workload "$wl"
+		--cpu "$RX_CPU" --env "$ENV_LABEL" --ready "$base.ready" --gpu "$gpu"
+		--json "$base.rx.json" --quiet)
+	[ -z "$RX_GID" ] || rx_args+=(--gid-index "$RX_GID")
+	[ "$QUEUES" = 1 ] || rx_args+=(--queues "$QUEUES")
+	[ "$wl" != rtt ] || rx_args+=(--reflect)
+	timeout $((60 + n / 2000)) "$RX" "${rx_args[@]}" >"$base.rx.out" 2>"$base.rx.err" &
 	rx_pid=$!
 	for rc in $(seq 200); do
 		[ -e "$base.ready" ] || ! kill -0 $rx_pid 2>/dev/null && break
@@ -129,9 +214,17 @@ one_run() {
 		tail -n 3 "$base.rx.err" | sed 's/^/    /'
 		return 1
 	fi
-	tx_args=(--mode "$mode" --device "$PL_VM_TX_DEV" --dst "$PL_VM_RX_ADDR"
-		--size "$size" --count "$n" --cpu 0 --json "$base.gen.json" --quiet)
+	tx_args=(--mode "$mode" --device "$TX_DEV" --ib-port "$TX_PORT" --dst "$RX_ADDR"
+		--size "$size" --count "$n" --cpu "$TX_CPU" --json "$base.gen.json" --quiet)
 	[ "$rate" = 0 ] || tx_args+=(--rate "$rate")
+	[ -z "$TX_GID" ] || tx_args+=(--gid-index "$TX_GID")
+	[ "$QUEUES" = 1 ] || tx_args+=(--queues "$QUEUES")
+	if [ "$wl" = rtt ]; then
+		tx_args+=(--pingpong --warmup $((n / 10 < 100 ? n / 10 : 100))
+			--reply-timeout 2000)
+	elif [ "$QUEUES" != 1 ]; then
+		tx_args+=(--flows $((4 * QUEUES)))
+	fi
 	timeout $((60 + n / 2000)) "$TX" "${tx_args[@]}" >"$base.gen.out" 2>"$base.gen.err"
 	rc=$?
 	wait $rx_pid || rc=$((rc + 100))
@@ -146,19 +239,33 @@ one_run() {
 	fi
 	jq -n --slurpfile rx "$base.rx.json" --slurpfile gen "$base.gen.json" \
 		--argjson tcpdump "${seen:-null}" --argjson tcpdump_dropped "${drop:-null}" \
-		-f "$REPO/labs/lib/merge.jq" >"$base.run.json"
+		--arg env_note "$ENV_NOTE" -f "$REPO/labs/lib/merge.jq" >"$base.run.json"
 	jq -r '"\(.pps / 100 | round / 10) kpps, received \(.received)/\(.sent), lost \(.lost), unattributed \(.unattributed)"
 		+ (if .workload == "latency" then ", p50 \(.latency_ns.p50 / 100 | round / 10) us one-way" else "" end)
-		+ (if .workload == "visibility" then ", tcpdump saw \(.tcpdump_seen)" else "" end)' "$base.run.json"
+		+ (if .workload == "visibility" then ", tcpdump saw \(.tcpdump_seen)" else "" end)
+		+ (if .rtt_ns then ", round trip p50 \(.rtt_ns.p50 / 100 | round / 10) us" else "" end)' "$base.run.json"
 }
 
 IFS=, read -r -a modes <<<"$MODES"
 IFS=, read -r -a sizes <<<"$SIZES"
 gpus=(none)
 [ "$GPU" = none ] || gpus+=("$GPU")
+# The index of workload W in WORKLOADS (and so in COUNTS and RATES).
+wl_index() {
+	local i
+	for i in "${!WORKLOADS[@]}"; do
+		[ "${WORKLOADS[$i]}" != "$1" ] || { echo "$i"; return 0; }
+	done
+	echo "rdma-vm-compare: unknown workload '$1'" >&2
+	exit 2
+}
+
+IFS=, read -r -a wls <<<"$WORKLOAD_LIST"
+idx=()
+for w in "${wls[@]}"; do idx+=("$(wl_index "$w")"); done
 for mode in "${modes[@]}"; do
 	for size in "${sizes[@]}"; do
-		for i in 0 1 2; do
+		for i in "${idx[@]}"; do
 			for gpu in "${gpus[@]}"; do
 				printf 'verbs %s %s B %s%s ... ' "$mode" "$size" \
 					"${WORKLOADS[$i]}" "$([ "$gpu" = none ] || echo " +gpu $gpu")"

@@ -26,7 +26,7 @@ cmp_tcpdump_start() {
 	# comes. In that mode each ring slot holds a whole snapshot, so a
 	# short snapshot (-s) and a larger buffer (-B, KiB) keep the ring from
 	# overflowing: this run is about what tcpdump can see, not its speed.
-	ns_spawn CMP_TCPDUMP rx tcpdump -i "$PL_RX_IF" -n -p --immediate-mode \
+	hosts_spawn_rx CMP_TCPDUMP tcpdump -i "$PL_RX_IF" -n -p --immediate-mode \
 		-s 128 -B 16384 -w /dev/null \
 		"udp dst port $PL_UDP_PORT and udp[10] & 0x20 = 0" \
 		</dev/null >/dev/null 2>"$err" || return 1
@@ -90,10 +90,13 @@ cmp_wait_ready() {
 # Run the generator in the tx namespace; wait for it, bounded by its count.
 cmp_gen() {
 	local base=$1 size=$2 count=$3 rate=$4 pid limit
+	# Two hosts (hosts.sh): the generator runs on the sender.
+	hosts_lab || { hosts_gen "$@"; return; }
 	local args=(--dst "$PL_RX_ADDR" --port "$PL_UDP_PORT" --size "$size"
 		--count "$count" --iface "$PL_TX_IF" --cpu "$CMP_TX_CPU"
 		--json "$base.gen.json" --quiet)
 	[ "$rate" = 0 ] || args+=(--rate "$rate")
+	args+=("${CMP_GEN_EXTRA[@]}")
 	# Generous: the count at 10 kpps (or at the paced rate), plus 30 s.
 	limit=$((30 + count / (rate > 0 ? rate : 10000)))
 	ns_spawn pid tx "$PATHLAB_BUILD/$PL_GEN_BIN" "${args[@]}" \
@@ -146,7 +149,39 @@ cmp_workload_load() {
 	throughput) echo "$CMP_N_THROUGHPUT 0" ;;
 	latency) echo "$CMP_N_LATENCY $PL_RATE_LATENCY" ;;
 	visibility) echo "$CMP_N_VISIBILITY $PL_RATE_VISIBILITY" ;;
+	# One ping at a time, each after the last one's reply: no pacing.
+	rtt) echo "$CMP_N_RTT 0" ;;
 	esac
+}
+
+# Set CMP_GEN_EXTRA and add to the receiver arguments (array RX_ARGS) what
+# WORKLOAD and --queues ask of path P in MODE with GPU kind GPU: rtt makes
+# the receiver reflect and the generator ping-pong; --queues N gives the
+# receiver N queues and the generator min(N, CPUs) threads and 4 flows per
+# queue (so the flow hash has something to spread). Exit 77 with the
+# reason in ERR when the path cannot.
+cmp_workload_args() {
+	local -n cmp_rx=$1
+	local p=$2 mode=$3 wl=$4 gpu=$5 count=$6 err=$7 threads
+	CMP_GEN_EXTRA=()
+	if [ "$wl" = rtt ]; then
+		if ! path_has_reflect "$p" "$mode" || [ "$gpu" != none ]; then
+			echo "$p $mode${gpu/#none/}: no reflect mode, so no round trip" >"$err"
+			return 77
+		fi
+		cmp_rx+=(--reflect)
+		CMP_GEN_EXTRA+=(--pingpong --warmup $((count / 10 < 100 ? count / 10 : 100)))
+	fi
+	[ "${CMP_QUEUES:-1}" -gt 1 ] || return 0
+	if ! path_has_queues "$p" "$mode" || [ "$gpu" != none ]; then
+		echo "$p $mode${gpu/#none/}: receives on one queue only" >"$err"
+		return 77
+	fi
+	cmp_rx+=(--queues "$CMP_QUEUES")
+	[ "$wl" != rtt ] || return 0
+	threads=$(nproc)
+	[ "$threads" -le "$CMP_QUEUES" ] || threads=$CMP_QUEUES
+	CMP_GEN_EXTRA+=(--threads "$threads" --flows $((4 * CMP_QUEUES)))
 }
 
 # One run of PATH in MODE at frame SIZE with WORKLOAD; writes its raw files
@@ -159,23 +194,30 @@ cmp_run() {
 	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	read -r count rate < <(cmp_workload_load "$wl")
 	rm -f "$base".*
-	read -r -a extra <<<"$(path_args "$path" "$mode")"
+	read -r -a extra <<<"$(hosts_path_args "$path" "$mode")"
 	[ "$wl" != latency ] || [ "$gpu" != none ] ||
-		read -r -a lat <<<"$(path_latency_args "$path" "$mode")"
+		read -r -a lat <<<"$(hosts_latency_args "$path" "$mode")"
 	[ "$gpu" = none ] || extra+=(--gpu "$gpu")
 	rx_args=("${extra[@]}" "${lat[@]}" --count "$count"
 		--idle-timeout 1000 --iface "$PL_RX_IF" --workload "$wl"
 		--cpu "$CMP_RX_CPU" --env "$CMP_ENV" --ready "$base.ready"
 		--json "$base.rx.json" --quiet)
+	cmp_workload_args rx_args "$path" "$mode" "$wl" "$gpu" "$count" \
+		"$base.rx.err" || return $?
 	CMP_TCPDUMP=""
 	if [ "$wl" = visibility ]; then
 		cmp_tcpdump_start "$base.tcpdump.err" || return 1
 	fi
-	ns_spawn rx_pid rx "$(path_bin "$path")" "${rx_args[@]}" \
+	hosts_fix_rx_args rx_args "$mode"
+	hosts_spawn_rx rx_pid "$(path_bin "$path")" "${rx_args[@]}" \
 		</dev/null >"$base.rx.out" 2>"$base.rx.err" || return 1
 	pl_track "$rx_pid"
 	cmp_wait_ready "$rx_pid" "$base.ready" "$base.rx.err" || return $?
-	cmp_gen "$base" "$size" "$count" "$rate" || return 1
+	# --tradeoffs: a netfilter counter, ss samples, interrupt counts.
+	if [ "${CMP_TRADEOFFS:-0}" = 1 ] && [ "$wl" = visibility ]; then
+		tr_run_start "$base" "$rx_pid" || return 1
+	fi
+	cmp_gen "$base" "$size" "$count" "$rate" "$rx_pid" || return 1
 	cmp_rx_finish "$rx_pid" "$base" || return 1
 	if [ -n "$CMP_TCPDUMP" ]; then
 		cmp_tcpdump_stop "$CMP_TCPDUMP" "$base.tcpdump.err" || return 1
@@ -185,7 +227,11 @@ cmp_run() {
 	jq -n --slurpfile rx "$base.rx.json" --slurpfile gen "$base.gen.json" \
 		--argjson tcpdump "$seen" \
 		--argjson tcpdump_dropped "$seen_dropped" \
-		-f "$PATHLAB_LIB/merge.jq" >"$base.run.json"
+		-f "$PATHLAB_LIB/merge.jq" >"$base.run.json" || return 1
+	hosts_annotate "$base" || return 1
+	if [ "${CMP_TRADEOFFS:-0}" = 1 ] && [ "$wl" = visibility ]; then
+		tr_run_stop "$base" || return 1
+	fi
 }
 
 # Print a one-line summary of the run in FILE.
@@ -196,5 +242,9 @@ cmp_run_summary() {
 		+ (if .workload == "latency" then
 			", p50 \(.latency_ns.p50 / 100 | round / 10) us" else "" end)
 		+ (if .workload == "visibility" then
-			", tcpdump saw \(.tcpdump_seen)" else "" end)' "$1"
+			", tcpdump saw \(.tcpdump_seen)" else "" end)
+		+ (if .rtt_ns then ", round trip p50 \(.rtt_ns.p50 / 100 | round / 10)"
+			+ " us p99 \(.rtt_ns.p99 / 100 | round / 10) us" else "" end)
+		+ (if (.queue_count // 1) > 1 then ", queues \([.queues[].received]
+			| map(tostring) | join("+"))" else "" end)' "$1"
 }

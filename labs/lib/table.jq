@@ -29,7 +29,7 @@ def pad($w; $right):
 	| if $right then $fill + . else . + $fill end;
 
 def header: [
-	"path", "mode", "gpu", "env", "frame B", "workload",
+	"path", "mode", "gpu", "env", "frame B", "q", "workload",
 	"sent", "received", "lost", "unattr", "kpps", "Gbit/s",
 	"p50 us", "p99 us", "p99.9 us", "rx cyc/pkt", "sys cyc/pkt",
 	"syscalls/pkt", "copies/pkt", "Udp InDgrams", "link rx",
@@ -39,16 +39,21 @@ def header: [
 # The columns of one run, all as text.
 def row:
 	(.workload == "latency" and (.latency_ns.count // 1) > 0) as $lat
+	| (.rtt_ns // null) as $rtt
 	| [
 		.path, .mode, (.gpu // "none"), .env,
-		(.frame_bytes | fixed(0)), .workload,
+		(.frame_bytes | fixed(0)), ((.queue_count // 1) | fixed(0)),
+		.workload,
 		(.sent | fixed(0)), (.received | fixed(0)),
 		(.lost | fixed(0)), (.unattributed | fixed(0)),
 		(if .pps == null then null else .pps / 1000 end | fixed(1)),
 		(.gbps | fixed(3)),
-		(if $lat then .latency_ns.p50 | us else "-" end),
-		(if $lat then .latency_ns.p99 | us else "-" end),
-		(if $lat then .latency_ns.p999 | us else "-" end),
+		(if $rtt then $rtt.p50 | us elif $lat then .latency_ns.p50 | us
+			else "-" end),
+		(if $rtt then $rtt.p99 | us elif $lat then .latency_ns.p99 | us
+			else "-" end),
+		(if $rtt then $rtt.p999 | us elif $lat then .latency_ns.p999 | us
+			else "-" end),
 		(.cycles_per_packet.receiver | fixed(0)),
 		(.cycles_per_packet.system | fixed(0)),
 		(.syscalls_per_packet | fixed(3)),
@@ -73,5 +78,9 @@ def budgets:
 | ([range(0; header | length) as $i
 	| [$rows[][$i] | length] | max]) as $w
 | ($rows[] | [range(0; length) as $i
-	| .[$i] | pad($w[$i]; $i == 4 or $i >= 6)] | join("  ")),
+	| .[$i] | pad($w[$i]; $i == 4 or $i == 5 or $i >= 7)] | join("  ")),
+  (if any(.runs[]; .rtt_ns) then
+	"rtt rows: p50/p99/p99.9 are whole round trips on the sender's clock"
+	+ " (sockperf and perftest print half of one); latency rows: one-way"
+  else empty end),
   budgets

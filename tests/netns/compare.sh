@@ -121,9 +121,11 @@ check "host has kernel, cpus, date, tsc_hz" \
 check "a run per (path, mode, size, workload)" \
 	res '[.runs[] | [.path, .mode, .frame_bytes, .workload]] |
 		(length == (unique | length)) and length >= 3'
-check "every path run has all three workloads" \
-	res '[.runs | group_by([.path, .mode])[] | map(.workload) | sort] |
-		all(. == ["latency", "throughput", "visibility"])'
+check "every path run has the three one-way workloads, and rtt where it reflects" \
+	res '[.runs | group_by([.path, .mode])[] | {p: .[0].path, m: .[0].mode,
+		w: (map(.workload) | sort)}] |
+		all(.[]; .w == (["latency", "throughput", "visibility"]
+			+ (if .p == "xdp" then [] else ["rtt"] end) | sort))'
 check "every run: frame 64 B, sent from the generator" \
 	res 'all(.runs[]; .frame_bytes == 64 and .sent_source == "generator"
 		and .gen.tool == "pathlab-gen" and .sent == .gen.sent)'
@@ -146,7 +148,15 @@ check "latency: one-way percentiles measured" sock_is latency \
 	and .latency_ns.p50 <= .latency_ns.p99'
 check "visibility: tcpdump_seen == sent" sock_is visibility \
 	'.tcpdump_seen == .sent'
+check "rtt: 900 round trips after 100 warm-up pings, percentiles ordered" \
+	sock_is rtt '.rtt_ns.kind == "round_trip" and
+	.rtt_ns.count + .rtt_ns.timeouts == 900 and .rtt_ns.warmup == 100 and
+	.rtt_ns.min > 0 and .rtt_ns.p50 <= .rtt_ns.p99 and
+	.rtt_ns.p99 <= .rtt_ns.p999 and .rtt_ns.p999 <= .rtt_ns.max and
+	.reflect.reflected >= .received and .received >= 1000'
 check "the table was written" test -s "$OUT/table.txt"
+check "the table says what its rtt figures are" \
+	grep -q "^rtt rows: p50/p99/p99.9 are whole round trips" "$OUT/table.txt"
 
 echo "# errors exit 2"
 check "--paths bogus" exits_with 2 compare --paths bogus
@@ -154,6 +164,9 @@ check "--sizes 10" exits_with 2 compare --sizes 10
 check "--sizes 1519" exits_with 2 compare --sizes 1519
 check "--gpu nope" exits_with 2 compare --gpu nope
 check "--count 0" exits_with 2 compare --count 0
+check "--queues 0" exits_with 2 compare --queues 0
+check "--queues 17" exits_with 2 compare --queues 17
+check "--workloads bogus" exits_with 2 compare --workloads throughput,bogus
 check "no lab left behind" no_lab_left
 
 echo "# --gpu sim adds the GPU rows of the socket path"
@@ -161,7 +174,7 @@ if "$PATHLAB" compare --paths socket --gpu sim --quick --sizes 64 \
 	--out "$OUT/gpu" >"$OUT/gpu.log" 2>&1; then
 	check "--gpu sim: plain and GPU rows, every packet verified" \
 		jq -e '([.runs[] | select(.gpu == "sim")] | length == 3) and
-			([.runs[] | select(.gpu == "none")] | length == 3) and
+			([.runs[] | select(.gpu == "none")] | length == 4) and
 			all(.runs[] | select(.gpu == "sim");
 				.gpu_verified == .received and .received > 0)' \
 		"$OUT/gpu/results.json"
@@ -170,6 +183,26 @@ else
 	tail -n 20 "$OUT/gpu.log"
 	FAILED=1
 fi
+
+echo "# --queues 2: two receive queues, two sender threads"
+if "$PATHLAB" compare --paths socket --queues 2 --workloads throughput,rtt \
+	--quick --sizes 64 --out "$OUT/q2" >"$OUT/q2.log" 2>&1; then
+	check "--queues 2: both queues received and add up to the total" \
+		jq -e '[.runs[] | select(.workload == "throughput")] | length == 1
+			and all(.[]; .queue_count == 2 and .received > 0 and
+				([.queues[].received] | add) == .received and
+				all(.queues[]; .received > 0) and .gen.threads >= 1)' \
+		"$OUT/q2/results.json"
+	check "--queues 2: the round trip still completes" \
+		jq -e '[.runs[] | select(.workload == "rtt")] | length == 1 and
+			all(.[]; .rtt_ns.count + .rtt_ns.timeouts == 900)' \
+		"$OUT/q2/results.json"
+else
+	echo "FAIL compare --queues 2"
+	tail -n 20 "$OUT/q2.log"
+	FAILED=1
+fi
+check "no lab left behind" no_lab_left
 
 if [ $FAILED -ne 0 ]; then
 	echo "compare: FAILED"

@@ -4,8 +4,10 @@
 # guest (run.sh boots it once for all of this), or on a host with a verbs
 # device. Exact counts for UD, RC and RDMA WRITE with immediate; both CQ
 # modes; malformed messages counted by reason; losses attributed; --trace
-# with the run's real completions, slots and keys; and clear, quick
-# failures for a wrong device, GID index or peer.
+# with the run's real completions, slots and keys; two QPs (--queues 2)
+# with per-queue counts that add up; round trips (--reflect, --pingpong)
+# with ordered percentiles; and clear, quick failures for a wrong device,
+# GID index or peer.
 #
 #   tests/rdma/guest.sh BUILD_DIR OUT_DIR
 set -u
@@ -274,6 +276,63 @@ slots=$(val 'RDMA WRITE into the ring' slot)
 	ok "trace, rc_write_imm: immediates 0..4 name the slots, opcode RECV_RDMA_WITH_IMM" ||
 	bad "trace, rc_write_imm" "$(grep '^\[msg' "$tr" | head -8 | tr '\n' '|')"
 
+# 8c. Many QPs (--queues 2): the receiver has one QP, CQ and ring per
+# thread; the sender puts flow f on QP f % 2, each flow's end marker on its
+# own QP; QP q connects on --port + q. Exact totals, and per-queue counts
+# that are the sender's per-QP counts and add up to the total.
+Q=100000
+run_pair q_rc "$RX --count 0 --mode rc --queues 2" "$TX --count $Q --mode rc --queues 2" && show q_rc
+run_pair q_ud "$RX --count $Q --mode ud --queues 2 --depth 16384" \
+	"$TX --count $Q --mode ud --queues 2 --rate 20000" && show q_ud
+run_pair q_oob "$RX --count 0 --mode rc --queues 2 --oob" "$TX --count 3000 --mode rc --queues 2 --oob"
+for m in q_rc q_ud q_oob; do
+	f=$OUT/$m.json
+	n=$(jq '.gen.count_requested' "$f")
+	check "$m: $n sent, $n received over 2 QPs, none lost" \
+		".sent == $n and .received == $n and .lost == 0 and .duplicates == 0 and .queue_count == 2" "$f" \
+		'{sent, received, lost, duplicates, queue_count}'
+	check "$m: both queues received, each exactly what the sender put on its QP; they add up" \
+		'(.queues | length) == 2 and all(.queues[]; .received > 0 and .flows == 1) and
+		 ([.queues[].received] | add) == .received and
+		 [.queues[].received] == [.gen.verbs.qps[].sent]' "$f" \
+		'{q: [.queues[] | {queue, received, flows, end_markers}], tx: .gen.verbs.qps}'
+	check "$m: two QPs, sender's QP q connected to receiver's QP q" \
+		'(.verbs.qps | length) == 2 and (.verbs.qps | map(.qpn) | unique | length) == 2 and
+		 [.verbs.qps[].qpn] == [.gen.verbs.qps[].peer_qpn] and
+		 [.verbs.qps[].peer_qpn] == [.gen.verbs.qps[].qpn] and
+		 ([.verbs.qps[].completions] | add) == .verbs.completions' "$f" \
+		'{rx: .verbs.qps, tx: .gen.verbs.qps}'
+done
+
+# 8d. Round trips (the rtt workload): the receiver sends every ping back
+# (--reflect: on UD to the completion's source QP, on RC on the same QP),
+# the sender times each from its own clock. 1,000 pings, 100 of them a
+# warm-up; no reply may be missing (2 s per ping before it counts lost).
+P=1000
+for m in ud rc; do
+	run_pair rtt_$m "$RX --count 0 --mode $m --reflect --workload rtt" \
+		"$TX --count $P --mode $m --pingpong --reply-timeout 2000"
+	f=$OUT/rtt_$m.json
+	check "rtt $m: $P pings received and reflected, every reply back" \
+		".sent == $P and .received == $P and .reflect.reflected == $P and .reflect.errors == 0 and
+		 .gen.rtt.samples == $P - 100 and .gen.rtt.warmup == 100 and .gen.rtt.timeouts == 0 and
+		 .gen.rtt.mismatched == 0 and .workload == \"rtt\"" "$f" \
+		'{sent, received, reflect, rtt: (.gen.rtt | {samples, warmup, timeouts, late, mismatched})}'
+	check "rtt $m: a whole round trip, percentiles ordered (min <= p50 <= p99 <= p99.9 <= max)" \
+		'.gen.rtt | .kind == "round_trip" and .min_ns > 0 and .min_ns <= .p50_ns and
+		 .p50_ns <= .p99_ns and .p99_ns <= .p999_ns and .p999_ns <= .max_ns' "$f" '.gen.rtt'
+	echo "     rtt $m: $(jq -r '.gen.rtt | "p50 \(.p50_ns / 100 | round / 10) us, p99 \(.p99_ns / 100 | round / 10) us, max \(.max_ns / 100 | round / 10) us (round trip)"' "$f")"
+done
+check "rtt ud: one address handle, made from the first ping's completion" \
+	'.verbs.reflect.address_handles == 1 and .verbs.reflect.sends_completed == .reflect.reflected' \
+	"$OUT/rtt_ud.json" '.verbs.reflect'
+# Over two QPs: pings alternate between them, each reflected on its own.
+run_pair rtt_q "$RX --count 0 --mode rc --reflect --queues 2" \
+	"$TX --count 400 --mode rc --pingpong --queues 2 --reply-timeout 2000"
+check "rtt over 2 QPs: 200 pings reflected on each" \
+	'.received == 400 and [.verbs.qps[].reflected] == [200, 200] and .gen.rtt.timeouts == 0' \
+	"$OUT/rtt_q.json" '{received, qps: .verbs.qps, rtt: .gen.rtt}'
+
 # 9. Wrong device, wrong GID index, nobody there: clear errors, quickly.
 fails_fast "wrong device" 5 "no RDMA device named nosuch" \
 	"$RX_VERBS" --device nosuch --timeout 2000 --quiet
@@ -290,6 +349,18 @@ fails_fast "no sender comes (receiver)" 10 "timed out" \
 fails_fast "mode mismatch" 10 "runs --mode" \
 	bash -c "'$RX_VERBS' --device '$PL_VM_RX_DEV' --mode rc_write_imm --timeout 5000 --quiet & sleep 1;
 		'$TX_VERBS' --device '$PL_VM_TX_DEV' --dst '$PL_VM_RX_ADDR' --mode rc --timeout 3000 --quiet; rc=\$?; wait; exit \$rc"
+fails_fast "queue count mismatch" 10 "runs --queues" \
+	bash -c "'$RX_VERBS' --device '$PL_VM_RX_DEV' --mode rc --queues 2 --timeout 5000 --quiet & sleep 1;
+		'$TX_VERBS' --device '$PL_VM_TX_DEV' --dst '$PL_VM_RX_ADDR' --mode rc --timeout 3000 --quiet; rc=\$?; wait; exit \$rc"
+fails_fast "ping-pong without a reflecting receiver: gives up" 30 "gave up" \
+	bash -c "'$RX_VERBS' --device '$PL_VM_RX_DEV' --mode ud --count 0 --timeout 5000 --quiet & sleep 1;
+		'$TX_VERBS' --device '$PL_VM_TX_DEV' --dst '$PL_VM_RX_ADDR' --mode ud --pingpong --count 200 --reply-timeout 20 --timeout 3000 --quiet; rc=\$?; wait; exit \$rc"
+
+# 10. pathlab compare's direct mode, here on this machine's own devices
+# (in the VM: its two rxe devices): --verbs-on auto must choose them, and
+# one 64 B size of every mode and workload must come back labelled direct.
+. "$REPO/tests/rdma/direct.sh"
+direct_compare
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
