@@ -194,6 +194,17 @@ bench_stats() {
 		}'
 }
 
+# Print the CPU seconds all threads of PID have run so far (schedstat, ns;
+# 0 once it is gone).
+bench_pid_cpu_s() {
+	local f t sum=0
+	for f in /proc/"$1"/task/*/schedstat; do
+		{ read -r t _ <"$f"; } 2>/dev/null || continue
+		sum=$((sum + t))
+	done
+	awk -v n="$sum" 'BEGIN { printf "%.4f\n", n / 1e9 }'
+}
+
 # True if PID is alive and not a zombie (no fork: it runs in the poll loop).
 bench_alive() {
 	local st
@@ -376,12 +387,13 @@ bench_traffic_window() {
 # Run one trial of TOOL in DIR through its hooks; append it to
 # $BENCH_WORK/TOOL.tsv and set BENCH_LAST to the same fields: received sent
 # tx_s pps busy_s steal_s window_s cycles/pkt trial_busy_s trial_wall_s link_pkts
-# background (busy CPUs in BENCH_IDLE_CHECK_S idle checks before and after, the larger).
+# background (busy CPUs in BENCH_IDLE_CHECK_S idle checks before and after, the larger;
+# the one before leaves out the receiver's own CPU time: a busy poller spins).
 # busy/window: the traffic window (bench_traffic_window); trial_*: from just
 # before the sender starts to BENCH_DRAIN_S after it ends (a cross-check, and
 # the fallback when no traffic window was seen).
 bench_pair() {
-	local tool=$1 dir=$2 a b p0 p2 p3 received sent tx_s busy steal wall tbusy tsteal twall bg line
+	local tool=$1 dir=$2 a b p0 p2 p3 r0 r1 rxs received sent tx_s busy steal wall tbusy tsteal twall bg line
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	BENCH_RX_PID=""
@@ -391,9 +403,11 @@ bench_pair() {
 		bench_stop "$BENCH_RX_PID"
 		return 1
 	fi
+	r0=$(bench_pid_cpu_s "$BENCH_RX_PID")
 	bench_cpu_snap p0
 	sleep "$BENCH_IDLE_CHECK_S"
 	bench_cpu_snap a
+	r1=$(bench_pid_cpu_s "$BENCH_RX_PID")
 	if ! bench_traffic_window "$tool" "$dir"; then
 		bench_warn "$tool: sender failed (see $dir)"
 		bench_stop "$BENCH_RX_PID"
@@ -417,8 +431,11 @@ bench_pair() {
 		bench_warn "$tool: no traffic window seen on $BENCH_RX_IF; using the whole trial"
 		busy=$tbusy steal=$tsteal wall=$twall
 	fi
-	# Background: the larger of the idle checks just before and just after.
-	bg=$({ bench_busy "$p0" "$a"; bench_busy "$p2" "$p3"; } |
+	# Background: the larger of the idle checks just before (less what the
+	# waiting receiver itself ran) and just after.
+	rxs=$(awk -v a="$r0" -v b="$r1" 'BEGIN { print b - a }')
+	bg=$({ bench_busy "$p0" "$a" | awk -v r="$rxs" '{ print $1 - r, $2, $3 }'
+		bench_busy "$p2" "$p3"; } |
 		awk '{ b = ($3 > 0 ? $1 / $3 : 0); if (b > m) m = b } END { printf "%.3f", m }')
 	line=$(awk -v r="$received" -v s="${sent:--}" -v t="$tx_s" -v bu="$busy" \
 		-v st="$steal" -v w="$wall" -v hz="$BENCH_TSC_HZ" -v tb="$tbusy" \
@@ -508,8 +525,9 @@ On veth the kernel's receive work (NAPI, IP/UDP stack, socket enqueue) runs
   system-wide figure is a per-packet cost; the receiver's own CPU time is not.
 Rate: packets the receiver got / the sender's own sending time.
 Other load: busy CPUs are checked for ${BENCH_IDLE_CHECK_S} s with no traffic just before and
-  just after each trial; above ${BENCH_BG_WARN} the trial is marked suspect (the machine
-  is shared: its figures then include other people's work).
+  just after each trial (the waiting receiver's own CPU time left out); above
+  ${BENCH_BG_WARN} the trial is marked suspect (the machine is shared: its figures
+  then include other people's work).
 Noise: runs here move 15-25% run to run; trials alternate A B A B; a
   difference inside the min-max ranges is no difference.
 EOF
