@@ -5,44 +5,9 @@
 # Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, nothing built).
 set -u
 
-ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
-BUILD=${MESON_BUILD_ROOT:-$ROOT/build}
-PATHLAB=$ROOT/labs/pathlab
-export PATHLAB_PREFIX=plcmp$$
-export PATHLAB_BUILD=$BUILD
-# The driver's `test` installs the packages; a test installs nothing.
-export PATHLAB_NO_DEPS=1
-OUT=""
-FAILED=0
-
-# Skip with REASON (exit 77).
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# Report one check: NAME, then the command that must succeed.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok   $name"
-	else
-		echo "FAIL $name"
-		FAILED=1
-	fi
-}
-
-# Remove the output and any lab the driver left (it should leave none).
-cleanup() {
-	"$PATHLAB" down >/dev/null 2>&1
-	[ -z "$OUT" ] || rm -rf "$OUT"
-}
-
-# True if jq filter F is true on results.json.
-res() {
-	jq -e "$1" "$OUT/results.json" >/dev/null
-}
+# shellcheck source-path=SCRIPTDIR source=../driver-lib.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../driver-lib.sh"
+driver_env plcmp$$
 
 # True if jq filter F is true on the one 64 B socket run of workload WL.
 sock_is() {
@@ -62,43 +27,16 @@ has_required() {
 	[ -z "$missing" ] || { echo "     missing: $missing"; return 1; }
 }
 
-# True if the driver, run with ARGS, exits with status RC.
-exits_with() {
-	local rc=$1 got=0
-	shift
-	"$PATHLAB" "$@" >"$OUT/err.log" 2>&1 || got=$?
-	if [ "$got" != "$rc" ]; then
-		echo "     pathlab $*: exit $got, expected $rc"
-		sed 's/^/     | /' "$OUT/err.log"
-		return 1
-	fi
-	echo "     pathlab $*: $(grep -m1 'pathlab:' "$OUT/err.log")"
-}
+need_compare jq tcpdump nsenter unshare
 
-# True if the lab of this test is gone.
-no_lab_left() {
-	! ip netns list | grep -q "^$PATHLAB_PREFIX-"
-}
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-if ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	skip "ip netns is not available"
-fi
-for tool in jq tcpdump nsenter unshare; do
-	command -v $tool >/dev/null || skip "$tool is missing"
-done
-[ -x "$BUILD/kernel-stack/pathlab-rx-socket" ] ||
-	skip "$BUILD/kernel-stack/pathlab-rx-socket is not built"
-[ -x "$BUILD/common/pathlab-gen" ] || skip "$BUILD/common/pathlab-gen is not built"
-
-OUT=$(mktemp -d)
-trap cleanup EXIT
+# The output; the driver should leave no lab, lab_down ends any it did.
+scratch_dir
+on_exit lab_down
+OUT=$SCRATCH
 
 # The paths that run in the lab's namespaces; verbs (the VM) and the GPU
 # rows are checked apart, below.
-PATHS=socket
-[ -x "$BUILD/af-xdp/pathlab-rx-xsk" ] && PATHS=$PATHS,xdp,afxdp
-[ -x "$BUILD/dpdk/pathlab-rx-dpdk" ] && PATHS=$PATHS,dpdk
+PATHS=$(built_paths)
 
 echo "# pathlab compare --paths $PATHS --quick --sizes 64 --out $OUT"
 if "$PATHLAB" compare --paths "$PATHS" --quick --sizes 64 --out "$OUT"; then
@@ -204,8 +142,4 @@ else
 fi
 check "no lab left behind" no_lab_left
 
-if [ $FAILED -ne 0 ]; then
-	echo "compare: FAILED"
-	exit 1
-fi
-echo "compare: all checks passed"
+finish compare

@@ -15,45 +15,25 @@
 # Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, nothing built).
 set -u
 
-ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
-BUILD=${MESON_BUILD_ROOT:-$ROOT/build}
-PATHLAB=$ROOT/labs/pathlab
+# shellcheck source-path=SCRIPTDIR source=../driver-lib.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../driver-lib.sh"
+driver_env plh$$
 GEN=$BUILD/common/pathlab-gen
-export PATHLAB_PREFIX=plh$$
-export PATHLAB_BUILD=$BUILD
-export PATHLAB_NO_DEPS=1
 # shellcheck source-path=SCRIPTDIR source=../../labs/lib/topo.sh
 . "$ROOT/labs/lib/topo.sh"
 MG=$PATHLAB_PREFIX-mg
 TX=$PATHLAB_PREFIX-tx
-TMP=""
-FAILED=0
 BG=""
+# The run fields res shows when a check on results.json fails.
+RES_SHOW="path, mode, workload, sent, received, lost, unattributed,
+	sent_source, rx_stamp_source, sender"
 
-# Skip with REASON (exit 77).
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# Report one check: NAME, then the command that must succeed.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok   $name"
-	else
-		echo "FAIL $name"
-		FAILED=1
-	fi
-}
-
-# Stop what we started (by PID), remove our namespaces and files.
+# On exit, before scratch_dir's trap removes $TMP: stop what we started
+# (by PID), remove our namespaces.
 cleanup() {
 	[ -z "$BG" ] || kill "$BG" 2>/dev/null
 	ip netns delete "$MG" 2>/dev/null
 	topo_down >/dev/null 2>&1
-	[ -z "$TMP" ] || rm -rf "$TMP"
 }
 
 # True if the driver, run with ARGS inside the MG namespace, exits RC and
@@ -97,17 +77,6 @@ fake_pci() {
 	echo "$2" >"$d/vendor"
 	[ "$3" = none ] || ln -s "../../../../bus/pci/drivers/$3" "$d/driver"
 	[ -z "${4:-}" ] || mkdir -p "$d/net/$4"
-}
-
-# True if jq filter F is true on results.json in DIR.
-res() {
-	jq -e "$2" "$1/results.json" >/dev/null || {
-		echo "     false: $2"
-		jq -c '.runs[] | {path, mode, workload, sent, received, lost,
-			unattributed, sent_source, rx_stamp_source, sender}' \
-			"$1/results.json" 2>&1 | sed 's/^/     | /'
-		return 1
-	}
 }
 
 # The pieces of a run that ran clean: one of the paced workloads of PATHS
@@ -188,17 +157,11 @@ hw_refused() {
 	[ $rc = 77 ] && grep -q 'has no hardware RX stamps' "$TMP/hw.err"
 }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-ip netns list >/dev/null 2>&1 || skip "ip netns is not available"
-for tool in jq tcpdump nsenter unshare; do
-	command -v $tool >/dev/null || skip "$tool is missing"
-done
-[ -x "$BUILD/kernel-stack/pathlab-rx-socket" ] ||
-	skip "$BUILD/kernel-stack/pathlab-rx-socket is not built"
-[ -x "$GEN" ] || skip "$GEN is not built"
+need_compare jq tcpdump nsenter unshare
 
-TMP=$(mktemp -d)
-trap cleanup EXIT
+scratch_dir
+on_exit cleanup
+TMP=$SCRATCH
 make_mg || { echo "FAIL: could not build namespace $MG"; exit 1; }
 topo_up >/dev/null || { echo "FAIL: topo_up"; exit 1; }
 
@@ -281,7 +244,7 @@ for P in $PATHS; do
 	OUT=$TMP/ns-$P
 	check "$P: compare ran (inside $(topo_ns rx)), paced runs lost nothing" \
 		ns_compare "$OUT" --paths "$P" --sizes 64 --count 10000 || continue
-	check "$P: three workloads, each sent from $TX to pl-rx0" res "$OUT" \
+	check "$P: three workloads, each sent from $TX to pl-rx0" res \
 		'[.runs[] | select(.workload == "throughput" or
 			.workload == "latency" or .workload == "visibility")]
 		| length == 3
@@ -291,21 +254,21 @@ for P in $PATHS; do
 			and .sender.sender_iface == "pl-tx0"
 			and .sent_source == "generator"
 			and .sent == .gen.sent and (.env | startswith("veth")))'
-	check "$P: throughput: 10000 sent, lost = sent - received" res "$OUT" \
+	check "$P: throughput: 10000 sent, lost = sent - received" res \
 		'all(.runs[] | select(.workload == "throughput");
 			.sent == 10000 and .received > 0
 			and .lost == .sent - .received)'
-	check "$P: latency: 20000 paced at 10 kpps, every one received" res "$OUT" \
+	check "$P: latency: 20000 paced at 10 kpps, every one received" res \
 		'all(.runs[] | select(.workload == "latency");
 			.sent == 20000 and .received == 20000)'
-	check "$P: visibility: 5000 paced at 20 kpps, every one received" res "$OUT" \
+	check "$P: visibility: 5000 paced at 20 kpps, every one received" res \
 		'all(.runs[] | select(.workload == "visibility");
 			.sent == 5000 and .received == 5000)'
 	if [ "$P" = socket ]; then
-		check "socket: tcpdump saw the 5000 (the stack has them)" res "$OUT" \
+		check "socket: tcpdump saw the 5000 (the stack has them)" res \
 			'all(.runs[] | select(.workload == "visibility");
 				.tcpdump_seen == 5000)'
-		check "socket: latency split by software stamps, labelled (veth has no clock)" res "$OUT" \
+		check "socket: latency split by software stamps, labelled (veth has no clock)" res \
 			'[.runs[] | {(.workload): .rx_stamp_source}] | add
 			| .latency == "software" and .throughput == "none"'
 	fi
@@ -325,22 +288,18 @@ if check "compare --sender-print ran" print_compare "$OUT" --paths socket \
 		test "$(grep -c -- "^$GEN --dst 198.18.0.2 --port 9000 --size 64 --count" "$OUT.cmds")" = 4
 	check "the rtt run's command is a ping-pong" \
 		grep -q -- "--pingpong --warmup 100" "$OUT.cmds"
-	check "each run labelled: printed, with its command" res "$OUT" \
+	check "each run labelled: printed, with its command" res \
 		'(.runs | length) == 4 and all(.runs[]; .sender.kind == "print"
 			and (.gen.printed_command | test("--dst 198.18.0.2")))'
-	check "paced runs: all received, sent counted by the receiver" res "$OUT" \
+	check "paced runs: all received, sent counted by the receiver" res \
 		'all(.runs[] | select(.workload != "throughput");
 			.received == .sent and .sent > 0
 			and (.sent_source == "end_marker" or .sent_source == "sequence"))'
-	check "throughput: the end marker's count (or, if every marker was lost, the sequence's)" res "$OUT" \
+	check "throughput: the end marker's count (or, if every marker was lost, the sequence's)" res \
 		'all(.runs[] | select(.workload == "throughput");
 			(.sent_source == "end_marker" and .sent == 20000)
 			or (.sent_source == "sequence" and .sent <= 20000))'
 fi
 check "nothing left after --sender-print" nothing_left
 
-if [ $FAILED -ne 0 ]; then
-	echo "hosts: FAILED"
-	exit 1
-fi
-echo "hosts: all checks passed"
+finish hosts

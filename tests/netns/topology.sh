@@ -6,29 +6,11 @@
 # shellcheck source-path=SCRIPTDIR
 set -u
 
-ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
+# shellcheck source=../driver-lib.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../driver-lib.sh"
 PREFIX_A=pltopo$$a
 PREFIX_B=pltopo$$b
-FAILED=0
 BG_PIDS=()
-
-# Skip with REASON (exit 77).
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# Report one check: NAME, then the command that must succeed.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok   $name"
-	else
-		echo "FAIL $name"
-		FAILED=1
-	fi
-}
 
 # Tear down both test prefixes and stop anything this test started.
 cleanup() {
@@ -40,17 +22,12 @@ cleanup() {
 	PATHLAB_PREFIX=$PREFIX_B topo_down >/dev/null 2>&1
 }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-if ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	skip "ip netns is not available"
-fi
-for tool in nsenter unshare flock jq; do
-	command -v $tool >/dev/null || skip "$tool is missing"
-done
+need_netns
+need_tools nsenter unshare flock jq
 
 # shellcheck source=../../labs/lib/topo.sh
 . "$ROOT/labs/lib/topo.sh"
-trap cleanup EXIT
+on_exit cleanup
 
 # Run CMD... with the lab prefix P (and PATHLAB_QUEUES Q if not empty).
 in_lab() {
@@ -169,12 +146,16 @@ gone() {
 
 # True if the driver, killed with SIGKILL mid-run, leaves only what down ends.
 killed_driver_recovers() {
-	local drv child
+	local drv child pid
 	PATHLAB_PREFIX=$PREFIX_A "$ROOT/labs/pathlab" exec rx sleep 300 &
 	drv=$!
 	BG_PIDS+=("$drv")
+	# The sleep itself, not a process on its way to exec it.
 	for _ in $(seq 50); do
-		child=$(ip netns pids "$PREFIX_A-rx" 2>/dev/null | head -n 1)
+		child=""
+		for pid in $(ip netns pids "$PREFIX_A-rx" 2>/dev/null); do
+			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sleep ] && child=$pid
+		done
 		[ -n "$child" ] && break
 		sleep 0.1
 	done
@@ -256,8 +237,4 @@ in_lab "$PREFIX_B" "" topo_down
 check "nothing left of $PREFIX_A" nothing_left "$PREFIX_A"
 check "nothing left of $PREFIX_B" nothing_left "$PREFIX_B"
 
-if [ $FAILED -ne 0 ]; then
-	echo "topology: FAILED"
-	exit 1
-fi
-echo "topology: all checks passed"
+finish topology

@@ -8,39 +8,9 @@
 # Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, nothing built).
 set -u
 
-ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
-BUILD=${MESON_BUILD_ROOT:-$ROOT/build}
-PATHLAB=$ROOT/labs/pathlab
-export PATHLAB_PREFIX=pltro$$
-export PATHLAB_BUILD=$BUILD
-# The driver's `test` installs the packages; a test installs nothing.
-export PATHLAB_NO_DEPS=1
-OUT=""
-FAILED=0
-
-# Skip with REASON (exit 77).
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# Report one check: NAME, then the command that must succeed.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok   $name"
-	else
-		echo "FAIL $name"
-		FAILED=1
-	fi
-}
-
-# Remove the output and any lab the driver left (it should leave none).
-cleanup() {
-	"$PATHLAB" down >/dev/null 2>&1
-	[ -z "$OUT" ] || rm -rf "$OUT"
-}
+# shellcheck source-path=SCRIPTDIR source=../driver-lib.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../driver-lib.sh"
+driver_env pltro$$
 
 # True if jq filter F is true on the row of PATH and MODE in tradeoffs.json;
 # shows the row when it is not.
@@ -78,21 +48,7 @@ jq_true() {
 	jq -e "$@" >/dev/null
 }
 
-# True if the lab of this test is gone.
-no_lab_left() {
-	! ip netns list | grep -q "^$PATHLAB_PREFIX-"
-}
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-if ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
-	skip "ip netns is not available"
-fi
-for tool in jq tcpdump ss nsenter unshare; do
-	command -v $tool >/dev/null || skip "$tool is missing"
-done
-[ -x "$BUILD/kernel-stack/pathlab-rx-socket" ] ||
-	skip "$BUILD/kernel-stack/pathlab-rx-socket is not built"
-[ -x "$BUILD/common/pathlab-gen" ] || skip "$BUILD/common/pathlab-gen is not built"
+need_compare jq tcpdump ss nsenter unshare
 # The netfilter column needs nft or iptables (deps.sh installs nftables).
 NF=1
 if ! command -v nft >/dev/null && ! command -v iptables >/dev/null; then
@@ -100,12 +56,12 @@ if ! command -v nft >/dev/null && ! command -v iptables >/dev/null; then
 	NF=0
 fi
 
-OUT=$(mktemp -d)
-trap cleanup EXIT
+# The output; the driver should leave no lab, lab_down ends any it did.
+scratch_dir
+on_exit lab_down
+OUT=$SCRATCH
 
-PATHS=socket
-[ -x "$BUILD/af-xdp/pathlab-rx-xsk" ] && PATHS=$PATHS,xdp,afxdp
-[ -x "$BUILD/dpdk/pathlab-rx-dpdk" ] && PATHS=$PATHS,dpdk
+PATHS=$(built_paths)
 
 echo "# pathlab compare --tradeoffs --paths $PATHS --quick --sizes 64"
 if "$PATHLAB" compare --tradeoffs --paths "$PATHS" --quick --sizes 64 \
@@ -167,8 +123,4 @@ if [[ $PATHS == *dpdk* ]]; then
 fi
 check "no lab left behind" no_lab_left
 
-if [ $FAILED -ne 0 ]; then
-	echo "tradeoffs: FAILED"
-	exit 1
-fi
-echo "tradeoffs: all checks passed"
+finish tradeoffs

@@ -9,26 +9,13 @@
 # Exit 0 pass, 1 fail.
 # shellcheck source-path=SCRIPTDIR
 set -u
-ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
-BUILD=${MESON_BUILD_ROOT:-$ROOT/build}
+# shellcheck source=../driver-lib.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../driver-lib.sh"
 # shellcheck source=../../labs/lib/verbs-host.sh
 . "$ROOT/labs/lib/verbs-host.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-FAILED=0
+scratch_dir
+T=$SCRATCH
 unset PATHLAB_VERBS_RX PATHLAB_VERBS_TX
-
-# Report one check: NAME, then the command that must succeed.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok   $name"
-	else
-		echo "FAIL $name"
-		FAILED=1
-	fi
-}
 
 # mkdev TREE DEV KIND PORT STATE LINK_LAYER [IDX=GID=TYPE=NETDEV]...: a
 # fake sysfs device; KIND nic gets a bus "device" link, soft none.
@@ -180,20 +167,20 @@ if [ "$(id -u)" != 0 ]; then
 elif [ ! -x "$BUILD/rdma/pathlab-rx-verbs" ]; then
 	echo "     (the verbs path is not built: the CLI checks are skipped)"
 else
+	driver_env plvo$$
 	trees=("$T/empty")
 	[ -n "$(ls -A /sys/class/infiniband 2>/dev/null)" ] || trees+=("")
 	for tree in "${trees[@]}"; do
 		what=${tree:-/sys}
-		out=$(PATHLAB_SYSFS=$tree PATHLAB_BUILD=$BUILD PATHLAB_NO_DEPS=1 PATHLAB_PREFIX=plvo$$ \
-			"$ROOT/labs/pathlab" compare --paths verbs --verbs-on=host --out "$T/out" 2>&1)
+		out=$(PATHLAB_SYSFS=$tree "$PATHLAB" compare --paths verbs \
+			--verbs-on=host --out "$T/out" 2>&1)
 		rc=$?
 		check "pathlab compare --verbs-on host on $what: exit 2, says what it looked at" \
 			grep -qE "^pathlab: --verbs-on host: no RDMA device to run the verbs rows on \(looked at $what/class/infiniband: no RDMA device there\)" <<<"$out"
 		[ "$rc" = 2 ] || { echo "     exit $rc: $out"; FAILED=1; }
 		check "... and made nothing (no output directory)" test ! -e "$T/out"
 	done
-	out=$(PATHLAB_BUILD=$BUILD PATHLAB_NO_DEPS=1 PATHLAB_PREFIX=plvo$$ \
-		"$ROOT/labs/pathlab" compare --verbs-on sideways 2>&1)
+	out=$("$PATHLAB" compare --verbs-on sideways 2>&1)
 	rc=$?
 	check "pathlab compare --verbs-on sideways: exit 2" \
 		test "$rc:$out" = "2:pathlab: --verbs-on 'sideways': one of host, vm or auto"
