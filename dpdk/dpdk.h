@@ -7,6 +7,7 @@
  *   port.c    mempool, port setup and teardown, the PMD's counters
  *   rx_dpdk.c options, the poll loop, the report
  *   gpu_dpdk.c --gpu: the mbuf pool in device memory, the GPU's poll loop
+ *   hwstamp_dpdk.c --hw-stamps: the NIC's RX stamps and its clock
  */
 #ifndef PATHLAB_DPDK_H
 #define PATHLAB_DPDK_H
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hwstamp_dpdk.h"
 #include "json.h"
 #include "report.h"
 #include "run.h"
@@ -35,7 +37,8 @@ struct cfg {
 	unsigned cpu;
 	int vdev;
 	bool xstats;
-	int gpu; /* enum pl_gpu_kind */
+	int gpu;	/* enum pl_gpu_kind */
+	bool hw_stamps; /* --hw-stamps: the timestamp offload (port.c) */
 };
 
 /* The EAL command line we pass to rte_eal_init() and the facts behind it. */
@@ -167,7 +170,8 @@ struct dpdk_rx {
 	void (*rx_loop)(struct dpdk_rx *rx);
 	void (*rx_plain)(struct dpdk_rx *rx); /* after the traced part */
 	struct pl_trace trace;
-	struct gpu_dpdk *gpu; /* the GPU variant's state, or NULL */
+	struct gpu_dpdk *gpu;  /* the GPU variant's state, or NULL */
+	struct dpdk_hwts hwts; /* --hw-stamps */
 	struct pl_run run;
 	struct pl_rx_stats stats;
 	struct pl_rx_stats total; /* many queues: theirs merged */

@@ -68,6 +68,9 @@ int port_setup(struct dpdk_port *p, const struct cfg *c)
 		goto out_free_pool;
 	}
 	port_rss(p, &info, &conf);
+	/* --hw-stamps: hwts_check() saw the offload offered. */
+	if (c->hw_stamps)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	/* As many TX queues: --reflect sends on them (af_xdp needs one). */
 	err = rte_eth_dev_configure(p->id, nq, nq, &conf);
 	if (err)

@@ -37,6 +37,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 
 static const char *const vdevs[] = { "af_packet", "af_xdp", NULL };
 
@@ -90,6 +91,55 @@ static void dpdk_rx_loop(struct dpdk_queue *q)
 	}
 }
 /* >8 dpdk-rx-loop */
+
+/* The NIC's stamp of one good frame (hwts_frame()): what the PMD wrote. */
+static inline uint64_t hwts_stamp(struct dpdk_hwts *h, const struct rte_mbuf *m,
+				  uint64_t now)
+{
+	bool stamped = (m->ol_flags & h->flag) != 0;
+	uint64_t raw = 0;
+
+	if (stamped)
+		raw = *RTE_MBUF_DYNFIELD(m, h->field,
+					 const rte_mbuf_timestamp_t *);
+	return hwts_frame(h, stamped, raw, now);
+}
+
+/* 8< dpdk-hwts-loop */
+/*
+ * --hw-stamps: as dpdk_rx_loop(), and each good frame's latency split at
+ * the NIC's stamp: sender to NIC (latency_to_stack_ns) and NIC to this
+ * loop (latency_stack_to_user_ns: the RX ring and the wait for a poll). A
+ * loop of its own, chosen once at setup: the plain one carries none of it.
+ */
+static void hwts_rx_loop(struct dpdk_queue *q)
+{
+	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
+	struct dpdk_hwts *h = &q->rx->hwts;
+	uint64_t t, prev = rte_rdtsc(), now;
+	struct pl_pkt p;
+	uint16_t i, n;
+
+	while (!pl_run_done(&q->rx->run, q->stats)) {
+		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
+		if (n) {
+			now = pl_now_ns();
+			hwts_due(h, now); /* the clock's offset, every 10 ms */
+			for (i = 0; i < n; i++)
+				if (rx_parse(q, q->bufs[i], now, &p) == PL_OK)
+					pl_stats_split(
+						q->stats, p.tx_ns,
+						hwts_stamp(h, q->bufs[i], now),
+						now);
+			rte_pktmbuf_free_bulk(q->bufs, n);
+		}
+		t = rte_rdtsc();
+		q->cycles[n != 0] += t - prev;
+		q->polls[n != 0]++;
+		prev = t;
+	}
+}
+/* >8 dpdk-hwts-loop */
 
 /*
  * Send the n frames of q->back on the TX queue of q's number; what
@@ -201,7 +251,9 @@ static void queues_setup(struct dpdk_rx *rx, const struct cfg *c)
 			pl_stats_init(&dq->own);
 	}
 	rx->nqueues = n;
-	rx->poll = rx->reflect ? reflect_loop : dpdk_rx_loop;
+	rx->poll = rx->reflect	 ? reflect_loop
+		   : rx->hwts.on ? hwts_rx_loop
+				 : dpdk_rx_loop;
 }
 
 /* Undo queues_setup(): the queues' own stats. */
@@ -284,6 +336,8 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 	}
 	rx->rx_loop = queue0_loop;
 	err = check_lcores(c);
+	if (!err && c->hw_stamps)
+		err = hwts_check(rx); /* before the port is configured */
 	if (!err && c->gpu)
 		err = gpu_dpdk_setup(rx, c);
 	if (!err) {
@@ -291,6 +345,12 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 				  pl_rx_queues(&c->rx), &rx->nports, c);
 		if (err)
 			ports_error(rx, c, err);
+	}
+	if (!err && c->hw_stamps) {
+		rx->hwts.on = true;
+		err = hwts_begin(rx);
+		if (err)
+			ports_teardown(rx);
 	}
 	if (err)
 		goto out_cleanup_eal;
@@ -437,6 +497,8 @@ static void dpdk_json(struct pl_json *j, void *arg)
 	pl_json_bool(j, "eal_args_built", e->built);
 	port_stats_json(j, &rx->port);
 	queues_json(j, rx);
+	if (rx->hwts.on)
+		hwts_json(j, &rx->hwts);
 	pl_json_end(j);
 }
 
@@ -627,6 +689,7 @@ static int receive_and_report(struct dpdk_rx *rx, const struct cfg *c)
 		.ifname = c->rx.iface,
 		.latency_kind = "one-way",
 		.copies_source = "by_design",
+		.rx_stamp_source = rx->hwts.on ? "hardware" : "none",
 		.stats = &rx->stats,
 		.before = &before,
 		.after = &after,
@@ -686,6 +749,13 @@ static bool check_cfg(const struct cfg *c)
 				"loop: no --trace or --gpu with it\n");
 		return false;
 	}
+	if (c->hw_stamps && (pl_rx_queues(&c->rx) > 1 || c->rx.trace ||
+			     c->gpu || c->rx.reflect)) {
+		fprintf(stderr, "pathlab-rx-dpdk: --hw-stamps runs its own "
+				"loop on one queue: no --queues, --trace, "
+				"--gpu or --reflect with it\n");
+		return false;
+	}
 	return true;
 }
 
@@ -720,6 +790,9 @@ int main(int argc, char **argv)
 		{ "gpu", PL_OPT_CHOICE, &c.gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
+		{ "hw-stamps", PL_OPT_FLAG, &c.hw_stamps, NULL,
+		  "split the latency at the NIC's RX stamps (the timestamp "
+		  "offload; exit 77 without it: the lab's vdevs have none)" },
 		PL_RX_OPT_TRACE(&c.rx, "datagram"),
 		PL_RX_OPT_QUEUES(&c.rx, "RX queue"),
 		PL_RX_OPT_REFLECT(&c.rx, "rte_eth_tx_burst"),
@@ -758,6 +831,8 @@ int main(int argc, char **argv)
 	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
 	err = dpdk_setup(&rx, &c);
+	if (err && rx.hwts.refused) /* the port cannot: said so */
+		return PL_EXIT_SKIP;
 	if (err) /* bad arguments, or more queues than lcores or ports */
 		return err == -EINVAL || err == -ERANGE || err == -EXDEV
 			       ? PL_EXIT_USAGE

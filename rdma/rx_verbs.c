@@ -261,6 +261,8 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 	err = verbs_ep_open(&rx->ep, &c->v, true, rx->queue);
 	if (!err && c->gpu != PL_GPU_NONE)
 		err = gpu_verbs_setup(rx, c); /* the ring goes to the GPU */
+	if (!err && c->hw_stamps)
+		err = hwstamp_verbs_setup(rx); /* a CQ with stamps */
 	if (err)
 		goto out_close;
 	/*
@@ -279,7 +281,9 @@ static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 		if (err)
 			goto out_close;
 	}
-	if (!rx->gpu) /* else chosen by gpu_verbs_setup() */
+	if (c->hw_stamps) /* its own loop, over the extended CQ */
+		rx->rx_loop = hwstamp_verbs_loop;
+	else if (!rx->gpu) /* else chosen by gpu_verbs_setup() */
 		rx->rx_loop = c->cq == RX_CQ_EVENT ? event_loop : poll_loop;
 	if (c->rx.trace) {
 		/* Chosen once, here: the plain loop carries no trace code. */
@@ -391,6 +395,7 @@ static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c,
 		.env = c->rx.env ? c->rx.env : rx_env_label(&rx->ep.where),
 		.ifname = c->rx.iface ? c->rx.iface : rx->ep.where.ifname,
 		.latency_kind = "one-way",
+		.rx_stamp_source = c->hw_stamps ? "hardware" : "none",
 		.copies_per_packet = 0,
 		.copies_source = "by_design",
 		.copies_note =
@@ -490,6 +495,12 @@ static bool check_cfg(const struct rx_cfg *c)
 	else if (c->rx.reflect && c->v.mode == VERBS_RC_WRITE_IMM)
 		why = "--reflect sends a message back as a SEND: --mode ud "
 		      "or rc";
+	else if (c->hw_stamps &&
+		 (c->rx.trace || c->gpu || c->rx.reflect ||
+		  c->cq == RX_CQ_EVENT || pl_rx_queues(&c->rx) > 1))
+		why = "--hw-stamps busy-polls one stamped CQ in a loop of its "
+		      "own: no --trace, --gpu, --reflect, --queues or --cq "
+		      "event with it";
 	else if (c->v.port + pl_rx_queues(&c->rx) - 1 > 65535)
 		why = "--port: QP q connects on --port + q, past 65535";
 	if (why)
@@ -540,6 +551,9 @@ int main(int argc, char **argv)
 		  "GPU variant: none, sim (emulated GPU) or cuda; the ring "
 		  "in device memory",
 		  0, 0, pl_gpu_kinds },
+		{ "hw-stamps", PL_OPT_FLAG, &c.hw_stamps, NULL,
+		  "split each message's latency at the NIC's completion stamp "
+		  "(ibv_create_cq_ex); rxe has none" },
 		PL_RX_OPT_TRACE(&c.rx, "message"),
 		PL_RX_OPT_CPU(&c.rx),
 		PL_RX_OPT_QUEUES(&c.rx, "QP"),

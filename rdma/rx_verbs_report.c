@@ -311,6 +311,8 @@ void rx_verbs_json(struct pl_json *j, void *arg)
 	json_qps(j, rx);
 	if (rx->reflect)
 		json_reflect(j, rx, &s);
+	if (rx->cfg->hw_stamps)
+		hwstamp_verbs_json(j, rx);
 	pl_json_end(j);
 }
 
@@ -341,4 +343,6 @@ void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c)
 		fprintf(f, "  immediates %llu, last slot %u",
 			(unsigned long long)s.imm_completions, rx->imm_last);
 	fprintf(f, "%s\n", same_device(rx) ? "  (rxe loopback)" : "");
+	if (c->hw_stamps)
+		hwstamp_verbs_table(f, rx);
 }

@@ -103,6 +103,14 @@ struct verbs_ep {
 			void *arg);
 	void *reg_arg;
 	bool ext_buf;
+	/*
+	 * Set between verbs_ep_open() and verbs_ep_objects() for an extended
+	 * CQ (ibv_create_cq_ex) whose completions carry these fields (enum
+	 * ibv_create_cq_wc_flags: the receiver's --hw-stamps); cqx is then
+	 * that CQ, and cq the same one as a plain CQ.
+	 */
+	uint64_t cq_wc_flags;
+	struct ibv_cq_ex *cqx;
 };
 
 /* A snapshot of an rxe device's hw_counters (what exists of them). */

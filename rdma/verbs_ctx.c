@@ -22,6 +22,22 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * An extended CQ of cqe entries whose completions carry ep->cq_wc_flags
+ * (with --hw-stamps: the completion's stamp); NULL and errno on failure.
+ */
+static struct ibv_cq *create_cq_ex(struct verbs_ep *ep, int cqe)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = (uint32_t)cqe,
+		.channel = ep->ch,
+		.wc_flags = ep->cq_wc_flags,
+	};
+
+	ep->cqx = ibv_create_cq_ex(ep->ctx, &a);
+	return ep->cqx ? ibv_cq_ex_to_cq(ep->cqx) : NULL;
+}
+
 /* 8< verbs-objects */
 /* PD, completion channel, CQ and the registered buffer of slots. */
 int verbs_ep_objects(struct verbs_ep *ep, const struct verbs_cfg *c,
@@ -29,7 +45,7 @@ int verbs_ep_objects(struct verbs_ep *ep, const struct verbs_cfg *c,
 {
 	size_t len = (size_t)slots * VERBS_SLOT;
 	uint64_t t0;
-	int err;
+	int cqe, err;
 
 	ep->pd = ibv_alloc_pd(ep->ctx);
 	if (!ep->pd)
@@ -43,8 +59,9 @@ int verbs_ep_objects(struct verbs_ep *ep, const struct verbs_cfg *c,
 	}
 	/* Duplex (a reflecting receiver, a ping-pong sender): each slot may
 	 * owe a receive and a send completion at once. */
-	ep->cq = ibv_create_cq(ep->ctx, (int)c->depth * (c->duplex ? 2 : 1) + 1,
-			       NULL, ep->ch, 0);
+	cqe = (int)c->depth * (c->duplex ? 2 : 1) + 1;
+	ep->cq = ep->cq_wc_flags ? create_cq_ex(ep, cqe)
+				 : ibv_create_cq(ep->ctx, cqe, NULL, ep->ch, 0);
 	if (!ep->cq) {
 		err = -errno;
 		goto out_destroy_channel;
@@ -83,6 +100,7 @@ out_free_buf:
 out_destroy_cq:
 	ibv_destroy_cq(ep->cq);
 	ep->cq = NULL;
+	ep->cqx = NULL;
 out_destroy_channel:
 	if (ep->ch)
 		ibv_destroy_comp_channel(ep->ch);

@@ -20,10 +20,32 @@ struct rx_cfg {
 	struct verbs_cfg v;
 	unsigned gid_index;
 	int cq;
-	int gpu; /* enum pl_gpu_kind */
+	int gpu;	/* enum pl_gpu_kind */
+	bool hw_stamps; /* split each latency at the completion's stamp */
 };
 
 struct gpu_verbs;
+
+/*
+ * --hw-stamps (hwstamp_verbs.c): the receive CQ's completion stamps,
+ * converted to CLOCK_MONOTONIC. Ticks of the NIC's free-running clock
+ * (hca_core_clock kHz) go through a reading of that clock taken between
+ * two reads of CLOCK_MONOTONIC, again every HWSTAMP_VERBS_RESYNC_NS; a
+ * device that stamps in nanoseconds of its real-time clock goes through
+ * the offset CLOCK_REALTIME - CLOCK_MONOTONIC instead.
+ */
+struct verbs_hwconv {
+	bool wallclock;	    /* stamps in ns of the NIC's real-time clock */
+	bool valid;	    /* the reference below was measured */
+	uint64_t mask;	    /* completion_timestamp_mask: the stamp's bits */
+	uint64_t khz;	    /* hca_core_clock: the tick rate */
+	uint64_t ref_ticks; /* the NIC's clock read ... */
+	uint64_t ref_ns;    /* ... at this CLOCK_MONOTONIC time */
+	int64_t off;	    /* wallclock: CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t window_ns; /* the best reference read took this long */
+	uint64_t next_ns;   /* when to measure the reference again */
+	uint64_t stamped, unstamped, after_poll, resyncs, resync_errors;
+};
 
 /*
  * A send's wr_id: the receive slot it reflects, with this bit set, so a
@@ -51,6 +73,7 @@ struct verbs_rx {
 	bool write_imm;
 	bool reflect;		 /* --reflect: send every ping back */
 	struct gpu_verbs *gpu;	 /* the GPU variant's state, or NULL */
+	struct verbs_hwconv hw;	 /* --hw-stamps */
 	unsigned queue, nqueues; /* this QP's index, and how many */
 	struct verbs_rx *queues; /* all of the run's: queues[0] is the first */
 	/* counted by the loops */
@@ -151,6 +174,23 @@ bool reflect_done(struct verbs_rx *rx, const struct ibv_wc *wc);
 
 /* reflect_verbs.c: destroy the address handles, before the PD goes. */
 void reflect_teardown(struct verbs_rx *rx);
+
+/*
+ * hwstamp_verbs.c (--hw-stamps), between verbs_ep_open() and the objects:
+ * checks that the device stamps completions (exit 77 with the reason
+ * where it does not: rxe), chooses the stamp and asks for it in the CQ;
+ * 0 or -errno.
+ */
+int hwstamp_verbs_setup(struct verbs_rx *rx);
+
+/* hwstamp_verbs.c: the busy-polling loop over the extended CQ. */
+void hwstamp_verbs_loop(struct verbs_rx *rx);
+
+/* hwstamp_verbs.c: the "hw_stamps" object of the verbs JSON. */
+void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
+
+/* hwstamp_verbs.c: its line under the table. */
+void hwstamp_verbs_table(FILE *f, const struct verbs_rx *rx);
 
 /* rx_verbs_report.c */
 const char *rx_env_label(const struct verbs_where *w);

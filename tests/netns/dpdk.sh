@@ -5,6 +5,7 @@
 # stack in the path, malformed frames counted by reason in our parser,
 # --trace with the run's real polls, mbuf addresses and lengths, runs
 # in a row and at once that do not collide, clear errors for bad arguments,
+# --hw-stamps refused (exit 77) on the vdevs, which have no RX stamps,
 # and no runtime files left, even by a receiver killed with SIGKILL.
 #
 # Who cleans up after SIGKILL: a killed receiver cannot run
@@ -296,6 +297,51 @@ if [ "$(runtime_left | sort)" = "$before" ] && [ ! -e "$RUNDIR/pltest$$" ]; then
 else
 	bad "bad arguments: left $(runtime_left) $(ls -d "$RUNDIR/pltest$$" 2>/dev/null)"
 fi
+
+# 5b. --hw-stamps: neither lab vdev offers the RX timestamp offload (nor
+# does any vdev this DPDK ships: net_null, net_ring, net_tap, net_pcap and
+# net_memif report none), so the receiver says so in one line naming the
+# driver and exits 77: no runtime directory, no XDP program left. The
+# stamped loop itself is checked by the unit test hwts-dpdk.
+
+# The XDP programs on the lab's receiving interface, as ip shows them.
+xdp_on_rx() {
+	ip -n "$(topo_ns rx)" link show dev "$PL_RX_IF" | grep -o 'prog/xdp id [0-9]*'
+}
+for kind in af_packet af_xdp; do
+	out=$TMP/hw-$kind.out
+	xdp0=$(xdp_on_rx)
+	ns_spawn pid rx "$RX_DPDK" --iface "$PL_RX_IF" --vdev-kind "$kind" \
+		--cpu 1 --hw-stamps --count 1 >"$out" 2>&1
+	rc=0
+	wait "$pid" || rc=$?
+	want="pathlab-rx-dpdk: --hw-stamps: net_$kind has no RX timestamp offload: hardware stamps need a NIC that offers it (mlx5, ice, ...)"
+	if [ $rc -eq 77 ] && grep -qxF -- "$want" "$out" &&
+		[ "$(grep -c -- '--hw-stamps' "$out")" -eq 1 ]; then
+		ok "$kind --hw-stamps: exit 77, one line: no RX timestamp offload"
+	else
+		bad "$kind --hw-stamps: exit $rc: $(grep -v '^EAL\|^TELEMETRY' "$out")"
+	fi
+	xdp=$(xdp_on_rx)
+	if none_left "$pid" && [ "$xdp" = "$xdp0" ]; then
+		ok "$kind --hw-stamps: nothing left ($RUNDIR/pathlab-$pid gone, no XDP program added)"
+	else
+		bad "$kind --hw-stamps: left: $(runtime_left) XDP '$xdp0' -> '$xdp'"
+	fi
+done
+# What it runs without: a usage error (exit 2), before EAL starts.
+for extra in "--queues 2" "--trace 5" "--gpu sim" "--reflect"; do
+	rc=0
+	# shellcheck disable=SC2086 # the options are words
+	ns_exec rx "$RX_DPDK" --iface "$PL_RX_IF" --hw-stamps $extra \
+		--count 1 >"$TMP/err.out" 2>&1 || rc=$?
+	if [ $rc -eq 2 ] && ! grep -q '^EAL' "$TMP/err.out" &&
+		grep -q -- '--hw-stamps runs its own loop on one queue' "$TMP/err.out"; then
+		ok "--hw-stamps $extra: refused, exit 2"
+	else
+		bad "--hw-stamps $extra: exit $rc: $(tail -2 "$TMP/err.out")"
+	fi
+done
 
 # 6. kill -9: the runtime directory stays; the next receiver removes it.
 RX="--iface $PL_RX_IF --vdev-kind af_xdp --cpu 1"

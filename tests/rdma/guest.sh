@@ -356,6 +356,63 @@ fails_fast "ping-pong without a reflecting receiver: gives up" 30 "gave up" \
 	bash -c "'$RX_VERBS' --device '$PL_VM_RX_DEV' --mode ud --count 0 --timeout 5000 --quiet & sleep 1;
 		'$TX_VERBS' --device '$PL_VM_TX_DEV' --dst '$PL_VM_RX_ADDR' --mode ud --pingpong --count 200 --reply-timeout 20 --timeout 3000 --quiet; rc=\$?; wait; exit \$rc"
 
+# 9b. --hw-stamps: the NIC stamps each completion and the latency splits
+# there. rxe and siw stamp nothing: the receiver must say so in one line
+# and exit 77 at once, before any sender could come, leaving no process
+# and no verbs object behind. A device that stamps (a NIC on a host) runs
+# a real pair instead, every message split at its stamp.
+hw_refused() {
+	local t0 t1 rc pid left _
+	t0=$(date +%s%N)
+	"$RX_VERBS" --device "$PL_VM_RX_DEV" --hw-stamps --timeout 5000 --quiet \
+		>"$OUT/hw.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid"
+		wait "$pid"
+		bad "hw stamps on $PL_VM_RX_DEV: still running after 10 s"
+		return
+	fi
+	wait "$pid"
+	rc=$?
+	t1=$((($(date +%s%N) - t0) / 1000000))
+	left=""
+	if command -v rdma >/dev/null; then
+		left=$(for r in cm_id qp cq mr pd; do rdma res show "$r"; done 2>/dev/null |
+			grep -E "pid $pid( |$)")
+	fi
+	if [ $rc = 77 ] && [ "$(wc -l <"$OUT/hw.out")" = 1 ] && [ -z "$left" ] &&
+		grep -q "^pathlab-rx-verbs: --hw-stamps: $PL_VM_RX_DEV gives no completion timestamps (completion_timestamp_mask 0): hardware stamps need a NIC that does" "$OUT/hw.out"; then
+		ok "hw stamps on $PL_VM_RX_DEV: refused, exit 77 in $t1 ms, nothing left ($(cut -c1-70 "$OUT/hw.out"))"
+	else
+		bad "hw stamps on $PL_VM_RX_DEV: expected exit 77, one line naming it, nothing left" \
+			"exit $rc after $t1 ms: $(cat "$OUT/hw.out")${left:+; left: $left}"
+	fi
+}
+case $PL_VM_RX_DEV in
+rxe* | siw*) hw_refused ;;
+*)
+	if ibv_devinfo -v -d "$PL_VM_RX_DEV" 2>/dev/null | grep -q 'completion_timestamp_mask:[[:space:]]*0x'; then
+		run_pair hw "$RX --count 0 --mode rc --hw-stamps" "$TX --count $N --mode rc" && show hw
+		check "hw stamps: every message stamped by the NIC and split there" \
+			".received == $N and .rx_stamp_source == \"hardware\" and .verbs.hw_stamps.stamped == .received and
+			 .verbs.hw_stamps.unstamped == 0 and .verbs.hw_stamps.resyncs > 0 and .verbs.hw_stamps.resync_errors == 0 and
+			 .latency_to_stack_ns.count * 100 >= .received * 99" "$OUT/hw.json" \
+			'{received, rx_stamp_source, hw: .verbs.hw_stamps, split: .latency_to_stack_ns.count}'
+	else
+		hw_refused
+	fi
+	;;
+esac
+fails_fast "hw stamps with --cq event: a usage error" 5 "no --trace, --gpu, --reflect, --queues or --cq event" \
+	"$RX_VERBS" --device "$PL_VM_RX_DEV" --hw-stamps --cq event --quiet
+check "runs without --hw-stamps: no split, rx_stamp_source none" \
+	'.rx_stamp_source == "none" and (has("latency_to_stack_ns") | not)' "$OUT/ud.rx.json" '{rx_stamp_source}'
+
 # 10. pathlab compare's direct mode, here on this machine's own devices
 # (in the VM: its two rxe devices): --verbs-on auto must choose them, and
 # one 64 B size of every mode and workload must come back labelled direct.
