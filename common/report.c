@@ -449,8 +449,12 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		us(h->max));
 	if (s->lat_stack.count)
 		fprintf(out,
-			"            to the kernel's RX stamp p50 %.1f us,"
+			"            to the %s RX stamp p50 %.1f us,"
 			" from it to the application p50 %.1f us\n",
+			r->rx_stamp_source &&
+					!strcmp(r->rx_stamp_source, "hardware")
+				? "NIC's"
+				: "kernel's",
 			us(pl_hist_percentile(&s->lat_stack, 50)),
 			us(pl_hist_percentile(&s->lat_user, 50)));
 	fprintf(out,

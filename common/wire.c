@@ -311,14 +311,16 @@ static void seal_ip(uint8_t *ip)
 	put16(ip + 10, pl_csum(ip, PL_IP4_LEN));
 }
 
-/* Compute and store the UDP checksum of the datagram after ip. */
-static void seal_udp(uint8_t *ip)
+/*
+ * Compute and store the checksum of the UDP datagram at udp, whose IPv4
+ * source and destination addresses (8 bytes) are at addrs.
+ */
+static void udp_seal(const uint8_t *addrs, uint8_t *udp)
 {
-	uint8_t *udp = ip + PL_IP4_LEN;
 	uint8_t pseudo[12];
 	uint16_t c;
 
-	memcpy(pseudo, ip + 12, 8); /* source and destination address */
+	memcpy(pseudo, addrs, 8); /* source and destination address */
 	pseudo[8] = 0;
 	pseudo[9] = IPPROTO_UDP;
 	memcpy(pseudo + 10, udp + 4, 2); /* UDP length */
@@ -327,6 +329,12 @@ static void seal_udp(uint8_t *ip)
 					  udp, get16(udp + 4)));
 	/* 0 means "no checksum" in UDP, so a computed 0 is sent as 0xffff. */
 	put16(udp + 6, c ? c : 0xffff);
+}
+
+/* Compute and store the UDP checksum of the datagram after ip. */
+static void seal_udp(uint8_t *ip)
+{
+	udp_seal(ip + 12, ip + PL_IP4_LEN);
 }
 
 /* Return where the IPv4 header of a frame built from spec starts. */
@@ -562,16 +570,8 @@ void pl_frame_reflect(void *frame, const struct pl_pkt *p)
 /* 8< frame-udp-csum */
 void pl_frame_udp_csum(void *frame, const struct pl_pkt *p)
 {
-	uint8_t *f = frame, *udp = f + p->l4_off, pseudo[12];
-	uint16_t c;
+	uint8_t *f = frame;
 
-	memcpy(pseudo, f + p->l3_off + 12, 8); /* both addresses */
-	pseudo[8] = 0;
-	pseudo[9] = IPPROTO_UDP;
-	memcpy(pseudo + 10, udp + 4, 2); /* UDP length */
-	put16(udp + 6, 0);
-	c = (uint16_t)~csum_fold(csum_add(csum_add(0, pseudo, sizeof(pseudo)),
-					  udp, get16(udp + 4)));
-	put16(udp + 6, c ? c : 0xffff); /* 0 would mean "no checksum" */
+	udp_seal(f + p->l3_off + 12, f + p->l4_off);
 }
 /* >8 frame-udp-csum */

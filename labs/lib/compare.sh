@@ -28,7 +28,8 @@ cmp_usage() {
 	cat <<EOF
 usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
                        [--gpu none|sim|cuda] [--out DIR] [--quick]
-                       [--verbs-on host|vm|auto] [--queues N]
+                       [--workloads LIST] [--queues N] [--tradeoffs]
+                       [--verbs-on host|vm|auto]
 
   --paths LIST   comma-separated, from: $(path_ids | paste -sd, -)
                  (default: every path that is built)
@@ -41,9 +42,9 @@ usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
   --queues N     receive on N queues, one pinned thread (lcore, QP) each,
                  fed by N sender threads (1..16, default 1); the lab's veth
                  gets N queues. Paths that cannot are skipped, saying so
-  --workloads L  comma-separated, from: ${PL_WORKLOADS[*]} (default: all;
-                 rtt: the receiver reflects, pathlab-gen --pingpong times
-                 whole round trips)
+  --workloads L  comma-separated, from: $(IFS=,; echo "${PL_WORKLOADS[*]}")
+                 (default: all; rtt: the receiver reflects, pathlab-gen
+                 --pingpong times whole round trips)
   --tradeoffs    the visibility workload only, measured for the trade-off
                  table (tcpdump, netfilter, ss, copies, interrupts,
                  transport): OUT/tradeoffs.json and tradeoffs.txt
