@@ -9,14 +9,20 @@
 # MsgRate; once as it comes, once posting 32 sends per call as we do)
 # against pathlab-tx-verbs -> pathlab-rx-verbs --mode ud (the
 # receiver's rate, first to last message), COUNT messages as fast as the
-# sender goes. Latency: ib_send_lat (RC and UD) reports HALF THE ROUND TRIP
-# of a ping-pong (t_typical, its median); ours is ONE-WAY, the sender's
-# CLOCK_MONOTONIC stamp to the receiver's CQ poll, paced at 1000 messages a
-# second. The two are different measurements of different things; the
-# table labels each. Last, our receiver busy-polling the CQ against sleeping
-# on its completion channel, each mode, 5000 messages a second: receiver
-# CPU time per message (schedstat), wake-ups and system calls per message. Everything here is Soft-RoCE in a VM: software RDMA,
-# emulated CPUs (qemu TCG); these numbers say nothing about an RDMA NIC.
+# sender goes. Latency, both as round trips of a ping-pong with both sides
+# busy-polling, one message in flight, the same payload, the same vCPUs,
+# 5000 measured round trips a trial: ib_send_lat (RC and UD), which prints
+# HALF THE ROUND TRIP (t_typical, its median), against pathlab-tx-verbs
+# --pingpong -> pathlab-rx-verbs --reflect, which measures the WHOLE round
+# trip on the sender's clock (p50); the table shows ours whole and halved,
+# and (ours / 2) / ib_send_lat, paired trial by trial. Then, a different
+# thing compared with neither: our ONE-WAY latency, the sender's
+# CLOCK_MONOTONIC stamp to the receiver's CQ poll, paced at 1000 messages
+# a second. Last, our receiver busy-polling the CQ against sleeping on its
+# completion channel, each mode, 5000 messages a second: receiver CPU time
+# per message (schedstat), wake-ups and system calls per message.
+# Everything here is Soft-RoCE in a VM: software RDMA, emulated CPUs (qemu
+# TCG); these numbers say nothing about an RDMA NIC.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -25,6 +31,8 @@ TRIALS=3
 COUNT=100000
 SIZE=64
 GUEST=0
+LAT_N=5000      # round trips measured per latency trial, each tool
+LAT_WARMUP=100  # our ping-pong's unmeasured first pings
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--count) COUNT=$2; shift 2 ;;
 	--size) SIZE=$2; shift 2 ;;
 	--in-guest) GUEST=1; shift ;;
-	-h | --help) sed -n '3,20p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,25p' "$0"; exit 0 ;;
 	*) echo "rdma.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -75,7 +83,7 @@ perftest() {
 # ours "RX ARGS" "TX ARGS": one run; prints the receiver's JSON file.
 ours() {
 	local pid
-	rm -f "$T/ready"
+	rm -f "$T/ready" "$T/rx.json" "$T/tx.json"
 	# shellcheck disable=SC2086
 	timeout 120 "$RX" $1 --device "$RXD" --cpu 1 --idle-timeout 2000 \
 		--env "$PL_VM_ENV" --ready "$T/ready" --json "$T/rx.json" --quiet &
@@ -86,6 +94,32 @@ ours() {
 		--json "$T/tx.json"
 	wait $pid
 	echo "$T/rx.json"
+}
+
+# round_trips MODE: one ping-pong, MODE rc or ud: the receiver reflects
+# each ping, the sender times LAT_N round trips after LAT_WARMUP. Prints
+# the sender's JSON file, or says on stderr why it has no round trips.
+round_trips() {
+	local f=$T/tx.json lost
+	ours "--mode $1 --reflect --workload rtt --count 0" \
+		"--mode $1 --pingpong --count $((LAT_N + LAT_WARMUP)) --warmup $LAT_WARMUP --reply-timeout 2000 --payload $PAYLOAD" >/dev/null
+	if ! jq -e '.rtt.kind == "round_trip" and .rtt.samples > 0' "$f" >/dev/null 2>&1; then
+		echo "rdma.sh: $1 ping-pong: the sender wrote no round trips ($f: $(head -c 200 "$f" 2>/dev/null || echo missing))" >&2
+		return 1
+	fi
+	lost=$(jq '.rtt.timeouts' "$f")
+	[ "$lost" = 0 ] ||
+		echo "rdma.sh: $1 ping-pong: $lost of $LAT_N pings unanswered within 2 s (not in the percentiles)" >&2
+	echo "$f"
+}
+
+# brief DIGITS FILE: "median (min-max)" of the numbers in FILE, one a
+# line, with DIGITS decimals: a cell of the round-trip table.
+brief() {
+	sort -g "$2" | awk -v d="$1" '{ v[NR] = $1 } END {
+		if (!NR) { printf "n/a"; exit }
+		f = "%." d "f (%." d "f-%." d "f)"
+		printf f, (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR] }'
 }
 
 # Median, min and max of the numbers on stdin, with a unit.
@@ -120,27 +154,49 @@ printf '  %-52s %s\n' "pathlab-rx-verbs --mode ud, busy poll (rx rate)" \
 printf '  %-52s %s\n' "  its UD losses (receive queue empty)" \
 	"$(stats messages <"$T/our_loss")"
 
-echo "latency, $PAYLOAD-byte messages"
+echo "latency: round trips of a ping-pong, both sides busy-polling, one message in flight, $PAYLOAD-byte messages,"
+echo "  $LAT_N measured per trial (ours after $LAT_WARMUP unmeasured warm-up pings), ib_send_lat and ours alternating"
+echo "  and, separately, our ONE-WAY latency, 3000 messages paced at 1000/s"
 for c in RC UD; do
 	m=${c,,}
-	: >"$T/pt_lat"
-	: >"$T/pt_p99"
-	: >"$T/our_lat"
-	: >"$T/our_p99"
-	for _ in $(seq "$TRIALS"); do
-		perftest ib_send_lat -c "$c" -s "$PAYLOAD" -n 5000 >"$T/line"
-		awk '{ print $5 }' "$T/line" >>"$T/pt_lat"
-		awk '{ print $8 }' "$T/line" >>"$T/pt_p99"
-		f=$(ours "--mode $m --count 0" "--mode $m --count 3000 --rate 1000 --payload $PAYLOAD")
-		jq '.latency_ns.p50 / 1000' "$f" >>"$T/our_lat"
-		jq '.latency_ns.p99 / 1000' "$f" >>"$T/our_p99"
+	for v in pt pt99 rtt rtt99 half half99 ratio ratio99 ow ow99; do
+		: >"$T/${m}_$v"
 	done
-	printf '  %-52s %s\n' "perftest ib_send_lat -c $c: RTT/2 (ping-pong), typical" \
-		"$(stats us <"$T/pt_lat")"
-	printf '  %-52s %s\n' "  its 99th percentile (RTT/2)" "$(stats us <"$T/pt_p99")"
-	printf '  %-52s %s\n' "pathlab $m, poll: one-way, p50 (1000 msg/s)" \
-		"$(stats us <"$T/our_lat")"
-	printf '  %-52s %s\n' "  its 99th percentile (one-way)" "$(stats us <"$T/our_p99")"
+	for _ in $(seq "$TRIALS"); do
+		perftest ib_send_lat -c "$c" -s "$PAYLOAD" -n "$LAT_N" >"$T/line"
+		pt=$(awk 'NF { print $5 }' "$T/line")
+		pt99=$(awk 'NF { print $8 }' "$T/line")
+		[ -n "$pt" ] || echo "rdma.sh: ib_send_lat -c $c gave no result line; its server said: $(tail -n 3 "$T/srv")" >&2
+		[ -z "$pt" ] || echo "$pt" >>"$T/${m}_pt"
+		[ -z "$pt99" ] || echo "$pt99" >>"$T/${m}_pt99"
+		if f=$(round_trips "$m"); then
+			# ours whole, halved, and halved over this trial's ib_send_lat
+			read -r p50 p99 < <(jq -r '.rtt | "\(.p50_ns / 1e3) \(.p99_ns / 1e3)"' "$f")
+			echo "$p50" >>"$T/${m}_rtt"
+			echo "$p99" >>"$T/${m}_rtt99"
+			awk -v x="$p50" 'BEGIN { print x / 2 }' >>"$T/${m}_half"
+			awk -v x="$p99" 'BEGIN { print x / 2 }' >>"$T/${m}_half99"
+			[ -z "$pt" ] || awk -v x="$p50" -v y="$pt" 'BEGIN { print x / 2 / y }' >>"$T/${m}_ratio"
+			[ -z "$pt99" ] || awk -v x="$p99" -v y="$pt99" 'BEGIN { print x / 2 / y }' >>"$T/${m}_ratio99"
+		fi
+		f=$(ours "--mode $m --count 0" "--mode $m --count 3000 --rate 1000 --payload $PAYLOAD")
+		jq '.latency_ns.p50 / 1000' "$f" >>"$T/${m}_ow"
+		jq '.latency_ns.p99 / 1000' "$f" >>"$T/${m}_ow99"
+	done
+done
+echo "  round trip, us: median (min-max) of $TRIALS trials"
+printf '  %-14s %-26s %-26s %-22s %s\n' "" "ib_send_lat: HALF the" "pathlab --pingpong:" "pathlab round trip" "(pathlab / 2) /"
+printf '  %-14s %-26s %-26s %-22s %s\n' "" "round trip, as printed" "WHOLE round trip" "HALVED (/ 2)" "ib_send_lat, per trial"
+for m in rc ud; do
+	printf '  %-14s %-26s %-26s %-22s %s\n' "${m^^} p50" "$(brief 1 "$T/${m}_pt") typical" \
+		"$(brief 1 "$T/${m}_rtt")" "$(brief 1 "$T/${m}_half")" "$(brief 2 "$T/${m}_ratio")"
+	printf '  %-14s %-26s %-26s %-22s %s\n' "${m^^} p99" "$(brief 1 "$T/${m}_pt99")" \
+		"$(brief 1 "$T/${m}_rtt99")" "$(brief 1 "$T/${m}_half99")" "$(brief 2 "$T/${m}_ratio99")"
+done
+echo "  ONE-WAY (not a round trip: compare it with neither column above): sender's stamp to receiver's CQ poll"
+for m in rc ud; do
+	printf '  %-52s %s\n' "pathlab $m, poll: ONE-WAY, p50 (1000 msg/s)" "$(stats us <"$T/${m}_ow")"
+	printf '  %-52s %s\n' "  its 99th percentile (ONE-WAY)" "$(stats us <"$T/${m}_ow99")"
 done
 
 echo "CQ: busy poll against completion events, 10000 messages at 5000/s"
