@@ -55,7 +55,8 @@ usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
                  On the host: one port serves both ends (the NIC loops the
                  traffic back, env nic-loopback), two ports carry receiver
                  and sender (env nic); PATHLAB_VERBS_RX / PATHLAB_VERBS_TX
-                 (DEV or DEV:PORT) choose. VM rows: env vm-softroce
+                 (DEV or DEV:PORT) choose. VM rows: env vm-softroce.
+                 With --iface (two hosts) none of this: see --sender-verbs
 EOF
 	hosts_usage
 }
@@ -105,7 +106,7 @@ cmp_parse() {
 		val=""
 		case $opt in
 		--*=*) val=${opt#*=}; opt=${opt%%=*} ;;
-		--iface | --pci | --rx-addr | --sender | --sender-gen | --sender-if | --sender-cpu | \
+		--iface | --pci | --rx-addr | --sender | --sender-gen | --sender-verbs | --sender-if | --sender-cpu | \
 		--paths | --sizes | --count | --gpu | --out | --verbs-on | --queues | --workloads)
 			[ $# -ge 2 ] || { echo "pathlab: $opt needs a value" >&2; return 2; }
 			val=$2
@@ -122,7 +123,7 @@ cmp_parse() {
 		--verbs-on) CMP_VERBS_ON=$val; vh_choice_ok "$val" || return 2 ;;
 		--queues) CMP_QUEUES=$val ;;
 		--workloads) cmp_split PL_WORKLOADS "$val" ;;
-		--iface | --pci | --rx-addr | --sender | --sender-gen | --sender-if | --sender-cpu | \
+		--iface | --pci | --rx-addr | --sender | --sender-gen | --sender-verbs | --sender-if | --sender-cpu | \
 			--sender-print | --check) hosts_opt "$opt" "$val" ;;
 		-h | --help) cmp_usage; return 3 ;;
 		*) echo "pathlab: compare: unknown option '$opt'" >&2; cmp_usage >&2; return 2 ;;
@@ -215,7 +216,9 @@ cmp_usable() {
 			path_not_built_msg "$p" >&2
 			return 2
 		fi
-		if [ "$(path_runner "$p")" = vm ]; then
+		if [ "$(path_runner "$p")" = vm ] && ! hosts_lab; then
+			VH_WHERE=peer # two hosts: hosts_check found IF's device
+		elif [ "$(path_runner "$p")" = vm ]; then
 			vh_where "$CMP_VERBS_ON" || return 2
 		fi
 		if [ "$(path_runner "$p")" = vm ] && [ "$VH_WHERE" = vm ] &&
@@ -286,9 +289,12 @@ cmp_total() {
 # boot of the Soft-RoCE VM; either runs every mode, size and workload and
 # writes raw/verbs-*.run.json; with --gpu, the GPU variant's runs too
 # (raw/verbs-*-gpu-KIND.run.json). The log is raw/verbs-host.log or
-# raw/verbs-vm.log.
+# raw/verbs-vm.log. Two hosts (VH_WHERE peer): the receiver here on
+# --iface's RDMA device, the sender through hosts.sh's transport
+# (hosts_verbs_args), each run labelled like the others (hosts_annotate);
+# the log is raw/verbs-peer.log.
 cmp_vm_runs() {
-	local path=$1 i=$2 total=$3 f n=0 modes log args
+	local path=$1 i=$2 total=$3 f n=0 modes log args peer
 	modes=$(path_modes "$path" | paste -sd, -)
 	log=$CMP_OUT/raw/$path-$VH_WHERE.log
 	args=(--build "$PATHLAB_BUILD" --out "$CMP_OUT/raw" --modes "$modes"
@@ -296,7 +302,22 @@ cmp_vm_runs() {
 		--counts "$CMP_N_THROUGHPUT,$CMP_N_LATENCY,$CMP_N_VISIBILITY,$CMP_N_RTT"
 		--workloads "$(IFS=,; echo "${PL_WORKLOADS[*]}")"
 		--queues "$CMP_QUEUES" --gpu "$CMP_GPU")
-	if [ "$VH_WHERE" = host ]; then
+	if [ "$VH_WHERE" = peer ]; then
+		mapfile -t peer < <(hosts_verbs_args)
+		vh_netdev_end "$PL_RX_IF" "$HOSTS_RX_ADDR"
+		echo "[$((i + 1))-$total] $path $modes two hosts: receiver here on $(vh_describe "$VH_RX"), sender $(hosts_sender_label) ..."
+		if [ "$HOSTS_SENDER" = print ]; then
+			# The commands to type on the sender come on stderr
+			# (kept as LOG.err too).
+			bash "$PATHLAB_LIB/rdma-vm-compare.sh" "${peer[@]}" "${args[@]}" \
+				--rates "0,$PL_RATE_LATENCY,$PL_RATE_VISIBILITY,0" \
+				--cpus "$CMP_RX_CPU,$HOSTS_SENDER_CPU" >"$log" 2> >(tee "$log.err" >&2)
+		else
+			bash "$PATHLAB_LIB/rdma-vm-compare.sh" "${peer[@]}" "${args[@]}" \
+				--rates "0,$PL_RATE_LATENCY,$PL_RATE_VISIBILITY,0" \
+				--cpus "$CMP_RX_CPU,$HOSTS_SENDER_CPU" >"$log" 2>&1
+		fi
+	elif [ "$VH_WHERE" = host ]; then
 		echo "[$((i + 1))-$total] $path $modes $(vh_env_note) ..."
 		bash "$PATHLAB_LIB/rdma-vm-compare.sh" --direct "${args[@]}" \
 			--rates "0,$PL_RATE_LATENCY,$PL_RATE_VISIBILITY,0" \
@@ -311,6 +332,9 @@ cmp_vm_runs() {
 	local rc=$?
 	for f in "$CMP_OUT"/raw/"$path"-*.run.json; do
 		[ -e "$f" ] || continue
+		if [ "$VH_WHERE" = peer ]; then
+			hosts_annotate "${f%.run.json}" || continue
+		fi
 		echo "  ${f##*/}: $(cmp_run_summary "$f")"
 		runs+=("$f")
 		n=$((n + 1))

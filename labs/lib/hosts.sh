@@ -12,6 +12,9 @@
 #   --sender ns:NAME  ip netns exec NAME sh -c 'CMD'   (the tests' second
 #                     host: a namespace; the same code but the prefix)
 #   --sender-print    CMD printed, for a person to run on the sender
+# The verbs path too: its receiver here on IF's RDMA device, its sender
+# (pathlab-tx-verbs) through the same transport; labs/lib/rdma-vm-compare.sh
+# --peer runs those rows (hosts_verbs_args hands it the transport).
 #
 # The safety rules, checked before anything runs (exit 2): never the
 # interface of a default route (the one this machine is reached through),
@@ -20,7 +23,8 @@
 # vfio-pci. PATHLAB_SYSFS (default /sys) is where the PCI devices are
 # looked up, so that the tests can give it a tree of their own.
 #
-# Needs topo.sh, paths.sh, proc.sh sourced (compare.sh and run.sh call in).
+# Needs topo.sh, paths.sh, proc.sh and verbs-host.sh sourced (compare.sh and
+# run.sh call in).
 
 # Seconds ssh may take to connect; seconds a printed command may take to be
 # run by hand (PATHLAB_SENDER_WAIT) before the run is given up.
@@ -43,14 +47,20 @@ generator on another machine. No lab namespaces are built.
                     mlx5_core (bifurcated); pathlab binds no driver
   --rx-addr ADDR    with --pci of a port that has no kernel interface: the
                     IPv4 address the sender sends to
-  --sender HOST     run pathlab-gen there: ssh HOST (BatchMode, keys only)
+  --sender HOST     run pathlab-gen (and the verbs path's sender) there:
+                    ssh HOST (BatchMode, keys only)
   --sender-print    print the generator's command for each run, to be run
                     by hand on the sender; wait for it (PATHLAB_SENDER_WAIT
                     s, default $HOSTS_PRINT_WAIT)
   --sender-gen PATH pathlab-gen on the sender (default: pathlab-gen in PATH)
+  --sender-verbs PATH  pathlab-tx-verbs on the sender, for the verbs path
+                    (default: next to --sender-gen's, BUILD/rdma/, else in
+                    PATH); the receiver runs here on the RDMA device whose
+                    RoCE v2 GID holds IF's address, the sender picks its own
   --sender-if IF    the sender's interface: its counters, and a static
                     neighbour entry there for the receiver (removed after)
-  --sender-cpu N    pin the generator to CPU N of the sender
+  --sender-cpu N    pin the generator (and pathlab-tx-verbs) to CPU N of
+                    the sender
   --check           check the options, the safety rules and the sender;
                     print the plan and run nothing
 EOF
@@ -66,6 +76,7 @@ hosts_reset() {
 	HOSTS_PRINT=0
 	HOSTS_GEN=pathlab-gen
 	HOSTS_GEN_SET=0
+	HOSTS_TXV=""
 	HOSTS_SENDER_IF=""
 	HOSTS_SENDER_CPU=""
 	HOSTS_CHECK_ONLY=0
@@ -87,6 +98,7 @@ hosts_opt() {
 	--rx-addr) HOSTS_RX_ADDR_OPT=$2 ;;
 	--sender) HOSTS_SENDER=$2; HOSTS_SENDER_SET=1 ;;
 	--sender-gen) HOSTS_GEN=$2; HOSTS_GEN_SET=1 ;;
+	--sender-verbs) HOSTS_TXV=$2 ;;
 	--sender-if) HOSTS_SENDER_IF=$2 ;;
 	--sender-cpu) HOSTS_SENDER_CPU=$2 ;;
 	--sender-print) HOSTS_PRINT=1 ;;
@@ -284,7 +296,11 @@ hosts__check_paths() {
 	for p in "${CMP_PATHS[@]}"; do
 		why=""
 		if [ "$(path_runner "$p")" != netns ]; then
-			why="runs in the Soft-RoCE VM or on this host's RDMA devices (--verbs-on), not on --iface"
+			if [ -z "$HOSTS_IFACE" ]; then
+				why="takes an interface: --pci is for the dpdk path alone (add --iface IF)"
+			elif ! vh_netdev_end "$HOSTS_IFACE" "$HOSTS_RX_ADDR"; then
+				why="needs an RDMA device on --iface $HOSTS_IFACE: $(vh_looked)"
+			fi
 		elif [ -z "$HOSTS_IFACE" ] && [ "$p" != dpdk ]; then
 			why="takes an interface: --pci is for the dpdk path alone (add --iface IF)"
 		fi
@@ -313,6 +329,7 @@ hosts__check_lab_only() {
 	[ -z "$HOSTS_SENDER_IF" ] || o=--sender-if
 	[ -z "$HOSTS_SENDER_CPU" ] || o=--sender-cpu
 	[ -z "$HOSTS_RX_ADDR_OPT" ] || o=--rx-addr
+	[ -z "$HOSTS_TXV" ] || o=--sender-verbs
 	[ -z "$o" ] || hosts__refuse "$o is for two hosts: give --iface IF or --pci ADDR"
 }
 
@@ -367,6 +384,49 @@ hosts_plan() {
 	[ -z "$HOSTS_PCI" ] || echo "pathlab: DPDK port $HOSTS_PCI on $HOSTS_PCI_DRIVER ($HOSTS_PCI_KIND$([ "$HOSTS_PCI_KIND" = bifurcated ] && echo ": the PMD runs on the kernel driver; it stays bound"))"
 	echo "pathlab: paths: ${CMP_PATHS[*]}"
 	echo "pathlab: sender: $(hosts_sender_label); generator: $(hosts_gen_cmdline 64 1000 0 x)"
+	if hosts__has_verbs && vh_netdev_end "$HOSTS_IFACE" "$HOSTS_RX_ADDR"; then
+		echo "pathlab: verbs: receiver here on $(vh_describe "$VH_RX"); sender: $(hosts_txv) there, its own device"
+	fi
+}
+
+# True if the verbs path is among the paths to run.
+hosts__has_verbs() {
+	[[ " ${CMP_PATHS[*]} " == *" verbs "* ]]
+}
+
+# True if a path other than verbs (one pathlab-gen feeds) is to run.
+hosts__has_gen() {
+	local p
+	for p in "${CMP_PATHS[@]}"; do
+		[ "$p" = verbs ] || return 0
+	done
+	return 1
+}
+
+# Print pathlab-tx-verbs on the sender: --sender-verbs, else the one in
+# the build directory of --sender-gen (BUILD/common/pathlab-gen), else
+# pathlab-tx-verbs in PATH.
+hosts_txv() {
+	if [ -n "$HOSTS_TXV" ]; then
+		echo "$HOSTS_TXV"
+	elif [[ $HOSTS_GEN == */common/pathlab-gen ]]; then
+		echo "${HOSTS_GEN%/common/pathlab-gen}/rdma/pathlab-tx-verbs"
+	else
+		echo pathlab-tx-verbs
+	fi
+}
+
+# Print the options of labs/lib/rdma-vm-compare.sh --peer that run the
+# verbs sender where pathlab-gen runs: the transport, or printed.
+hosts_verbs_args() {
+	local a=(--peer "$HOSTS_IFACE" --tx-bin "$(hosts_txv)"
+		--sender-label "$(hosts_sender_label)")
+	if [ "$HOSTS_SENDER" = print ]; then
+		a+=(--tx-print "$HOSTS_PRINT_WAIT")
+	else
+		a+=(--tx-via "${HOSTS_TRANSPORT[*]}")
+	fi
+	printf '%s\n' "${a[@]}"
 }
 
 # Print where the generator runs, in words.
@@ -414,11 +474,17 @@ hosts_on_sender() {
 # Check the sender before any run: reachable, pathlab-gen runs there, and
 # its route to the receiver is not local. Fails (1) with the reason.
 hosts__probe_sender() {
-	local out gen rc=0
+	local out gen txv="" oif="" rc=0
 	[ "$HOSTS_SENDER" != print ] || return 0
 	gen=$(hosts_q "$HOSTS_GEN")
+	hosts__has_gen || gen=true
+	! hosts__has_verbs || txv=$(hosts_q "$(hosts_txv)")
+	# Out of --sender-if: the route the generator takes (it binds there).
+	[ -z "$HOSTS_SENDER_IF" ] || oif=" oif $HOSTS_SENDER_IF"
+	[ -z "$txv" ] || txv="$txv --help >/dev/null 2>&1 || { echo NOTXV; exit 0; }"
 	out=$(hosts_on_sender 30 "$gen --help >/dev/null 2>&1 || { echo NOGEN; exit 0; }
-		ip -o -4 route get $HOSTS_RX_ADDR 2>&1 || true" 2>&1) || rc=$?
+		$txv
+		ip -o -4 route get $HOSTS_RX_ADDR$oif 2>&1 || true" 2>&1) || rc=$?
 	if [ $rc -ne 0 ]; then
 		echo "pathlab: the sender ($(hosts_sender_label)) did not answer (exit $rc): ${out//$'\n'/ }" >&2
 		[[ $HOSTS_SENDER == ns:* ]] ||
@@ -429,6 +495,9 @@ hosts__probe_sender() {
 	*NOGEN*)
 		echo "pathlab: $HOSTS_GEN does not run on the sender: build pathlab there (meson setup build && ninja -C build) and give --sender-gen /path/to/build/common/pathlab-gen" >&2
 		return 1 ;;
+	*NOTXV*)
+		echo "pathlab: $(hosts_txv) does not run on the sender (the verbs path's sender): build pathlab there with -Drdma=enabled and give --sender-gen /path/to/build/common/pathlab-gen or --sender-verbs PATH" >&2
+		return 1 ;;
 	local\ * | *$'\n'local\ *)
 		echo "pathlab: the sender reaches $HOSTS_RX_ADDR through loopback: it is this machine, not a second host" >&2
 		return 1 ;;
@@ -438,7 +507,7 @@ hosts__probe_sender() {
 	esac
 	out=$(awk '{ for (i = 1; i < NF; i++) if ($i == "dev" || $i == "src")
 		printf " %s %s", $i, $(i + 1); exit }' <<<"$out")
-	echo "pathlab: sender: pathlab-gen runs; its route to $HOSTS_RX_ADDR:${out:- (no ip there)}"
+	echo "pathlab: sender: $(hosts__has_gen && echo "pathlab-gen${txv:+ and }")${txv:+pathlab-tx-verbs} runs; its route to $HOSTS_RX_ADDR:${out:- (no ip there)}"
 }
 
 # Set the sender's neighbour entry for the receiver (with --sender-if) when

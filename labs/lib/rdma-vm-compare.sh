@@ -14,13 +14,25 @@
 #
 #   bash labs/lib/rdma-vm-compare.sh --direct [--cpus RX,TX] --out OUT/raw ...
 #
+# or, with --peer IF, on two hosts (labs/lib/hosts.sh: compare --iface IF
+# --sender ...): the receiver here on the RDMA device and port whose RoCE
+# v2 GID holds IF's IPv4 address, the sender on the other machine, its
+# command line handed to a transport (--tx-via: "ssh ... HOST" or "ip netns
+# exec NAME sh -c", which take the line as their last argument) or printed
+# for a person to run there (--tx-print SECS: how long to wait for it):
+#
+#   bash labs/lib/rdma-vm-compare.sh --peer IF --tx-via PREFIX
+#     [--tx-bin PATH] [--sender-label TEXT] [--cpus RX,[TX]] --out OUT/raw ...
+#
 # In the guest the devices come from labs/rdma-vm (PL_VM_*: rxe1 on pl-rx
 # receives, rxe0 on pl-tx sends; env vm-softroce). --direct skips all of
 # that and picks the endpoints as labs/lib/verbs-host.sh says: one port
 # for both ends (the NIC loops the traffic back) or receiver and sender on
 # two ports, each with its RoCE v2 IPv4 GID; env nic, nic-loopback,
-# softroce or softroce-rxe-loopback. Every run gets an env_note naming the
-# devices.
+# softroce or softroce-rxe-loopback. --peer: env nic (or softroce for
+# rxe/siw); the sender picks its own device there (its first RoCE v2 IPv4
+# GID), named in the note once its JSON is back. Every run gets an
+# env_note naming the devices.
 #
 # For each run it writes OUT/raw/verbs-MODE-SIZE-WORKLOAD.{rx,gen,run}.json
 # like compare's other paths: the receiver's JSON, the sender's summary
@@ -48,6 +60,11 @@ QUEUES=1
 WORKLOAD_LIST=throughput,latency,visibility,rtt
 GPU=none
 DIRECT=0
+PEER=""
+TX_VIA=""
+TX_PRINT=""
+TX_BIN=""
+SENDER_LABEL="the sender"
 CPUS=1,0
 WORKLOADS=(throughput latency visibility rtt) # the order of COUNTS, RATES
 FAILED=0
@@ -59,6 +76,11 @@ while [ $# -gt 0 ]; do
 	esac
 	case $1 in
 	--cpus) CPUS=$2 ;;
+	--peer) PEER=$2 ;;
+	--tx-via) TX_VIA=$2 ;;
+	--tx-print) TX_PRINT=$2 ;;
+	--tx-bin) TX_BIN=$2 ;;
+	--sender-label) SENDER_LABEL=$2 ;;
 	--build) BUILD=$2 ;;
 	--out) OUT=$2 ;;
 	--modes) MODES=$2 ;;
@@ -73,9 +95,22 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 [ -n "$OUT" ] || { echo "rdma-vm-compare: --out is required" >&2; exit 2; }
-[[ $CPUS =~ ^[0-9]+,[0-9]+$ ]] || { echo "rdma-vm-compare: --cpus '$CPUS': RX,TX (CPU numbers)" >&2; exit 2; }
+[[ $CPUS =~ ^[0-9]+,[0-9]*$ ]] || { echo "rdma-vm-compare: --cpus '$CPUS': RX,TX (CPU numbers; TX may be empty)" >&2; exit 2; }
+if [ -n "$PEER" ]; then
+	[ "$DIRECT" = 0 ] || { echo "rdma-vm-compare: --peer or --direct" >&2; exit 2; }
+	[ -n "$TX_VIA" ] || [[ $TX_PRINT =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "rdma-vm-compare: --peer needs --tx-via PREFIX or --tx-print SECS" >&2; exit 2; }
+elif [ -n "$TX_VIA$TX_PRINT$TX_BIN" ]; then
+	echo "rdma-vm-compare: --tx-via, --tx-print and --tx-bin are for --peer" >&2
+	exit 2
+fi
 RX=$BUILD/rdma/pathlab-rx-verbs
-TX=$BUILD/rdma/pathlab-tx-verbs
+TX=${TX_BIN:-$BUILD/rdma/pathlab-tx-verbs}
+# The transport's words (validated by hosts.sh: none holds a blank), and
+# hosts.sh's quoting of the command line handed to it.
+read -r -a VIA <<<"$TX_VIA"
+# shellcheck source=hosts.sh
+[ -z "$PEER" ] || . "$REPO/labs/lib/hosts.sh"
 IFS=, read -r -a counts <<<"$COUNTS"
 IFS=, read -r -a rates <<<"$RATES"
 IFS=, read -r RX_CPU TX_CPU <<<"$CPUS"
@@ -114,6 +149,57 @@ ends_direct() {
 	ENV_NOTE=$(vh_env_note)
 }
 
+# The same for two hosts: the receiver on the port whose RoCE v2 GID holds
+# IF's IPv4 address; the sender's device is the other host's choice.
+ends_peer() {
+	local f addr
+	# shellcheck source=verbs-host.sh
+	. "$REPO/labs/lib/verbs-host.sh"
+	addr=$(ip -j -4 addr show dev "$PEER" 2>/dev/null |
+		jq -r '[.[0].addr_info[]? | select(.family == "inet") | .local][0] // empty')
+	if ! vh_netdev_end "$PEER" "$addr"; then
+		echo "rdma-vm-compare: --peer $PEER: no RDMA device to receive on ($(vh_looked))" >&2
+		exit 2
+	fi
+	read -r -a f <<<"$VH_RX"
+	RX_DEV=${f[0]} RX_PORT=${f[1]} RX_GID=${f[2]} RX_ADDR=${f[3]} RX_IF=${f[4]}
+	TX_DEV="" TX_PORT="" TX_GID="" TX_ADDR=""
+	ENV_LABEL=nic
+	[ "${f[5]}" = nic ] || ENV_LABEL=softroce
+	ENV_NOTE="two hosts: receiver here on $RX_DEV:$RX_PORT (GID $RX_GID, $RX_ADDR, $RX_IF), sender on $SENDER_LABEL"
+}
+
+# Run the sender: here (TX_ARGS, its JSON into BASE.gen.json), or on the
+# other host through the transport (its JSON back on stdout), or printed
+# for a person to run there, waiting for the receiver (PID) to end. SECS
+# bounds it. Returns the sender's exit status.
+run_tx() {
+	local base=$1 secs=$2 rx_pid=$3 a cmd="" rc=0 t
+	shift 3
+	if [ -z "$PEER" ]; then
+		timeout "$secs" "$TX" "$@" --json "$base.gen.json" --quiet \
+			>"$base.gen.out" 2>"$base.gen.err"
+		return
+	fi
+	for a in "$TX" "$@"; do cmd+="${cmd:+ }$(hosts_q "$a")"; done
+	if [ -n "$TX_PRINT" ]; then
+		echo "$cmd" >"$base.gen.cmd"
+		printf '\nrdma-vm-compare: run this on the sender now (waiting up to %s s):\nsender$ %s\n' \
+			"$TX_PRINT" "$cmd" >&2
+		for ((t = 0; t < TX_PRINT * 10; t++)); do
+			kill -0 "$rx_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$rx_pid" 2>/dev/null && return 1
+		jq -n --arg cmd "$cmd" '{tool: "pathlab-tx-verbs", printed_command: $cmd}' >"$base.gen.json"
+		return 0
+	fi
+	cmd+=" --json - --quiet"
+	echo "$cmd" >"$base.gen.cmd"
+	timeout -k 5 "$secs" "${VIA[@]}" "$cmd" </dev/null >"$base.gen.json" 2>"$base.gen.err" || rc=$?
+	return $rc
+}
+
 # Print the active MTU of DEV's PORT in bytes (what one UD message may
 # carry); 1024, what rxe has on a 1500-byte link, when unknown.
 path_mtu() {
@@ -122,7 +208,13 @@ path_mtu() {
 	[[ $m =~ ^[0-9]+$ ]] && echo "$m" || echo 1024
 }
 
-if [ "$DIRECT" = 1 ]; then ends_direct; else ends_vm; fi
+if [ -n "$PEER" ]; then
+	ends_peer
+elif [ "$DIRECT" = 1 ]; then
+	ends_direct
+else
+	ends_vm
+fi
 mkdir -p "$OUT"
 MTU=$(path_mtu "$RX_DEV" "$RX_PORT")
 echo "rdma-vm-compare: env $ENV_LABEL: $ENV_NOTE; path MTU $MTU"
@@ -140,7 +232,9 @@ vis_filter() {
 	rc) off=22 ;;
 	rc_write_imm) off=42 ;;
 	esac
-	echo "udp dst port 4791 and src host $TX_ADDR and (udp[12:4] & 0xffffff) != 1 and udp[$off] & 0x20 = 0"
+	local who="src host $TX_ADDR"
+	[ -n "$TX_ADDR" ] || who="dst host $RX_ADDR" # --peer: the sender's own choice
+	echo "udp dst port 4791 and $who and (udp[12:4] & 0xffffff) != 1 and udp[$off] & 0x20 = 0"
 }
 
 # Start tcpdump on the receiving link; set TD_PID once it listens.
@@ -169,7 +263,7 @@ $(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$err" | head -
 # the receiver's GPU variant KIND unless it is none.
 one_run() {
 	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 base rx_pid rc seen=null drop=null
-	local rx_args=() tx_args=()
+	local rx_args=() tx_args=() wait_ms=30000 note=$ENV_NOTE dev
 	base=$OUT/verbs-$mode-$size-$wl
 	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	rm -f "$base".*
@@ -178,6 +272,7 @@ one_run() {
 		echo "skipped (UD message larger than the path MTU)"
 		return 0
 	fi
+	[ -z "$TX_PRINT" ] || wait_ms=$((TX_PRINT * 1000))
 	[ "$wl" != visibility ] || td_start "$base.tcpdump.err" "$mode" ||
 		{ echo "FAILED (tcpdump)"; return 1; }
 	if [ "$wl" = rtt ] && { [ "$mode" = rc_write_imm ] || [ "$gpu" != none ]; }; then
@@ -186,13 +281,13 @@ one_run() {
 		return 0
 	fi
 	rx_args=(--mode "$mode" --device "$RX_DEV" --ib-port "$RX_PORT"
-		--count "$n" --idle-timeout 1000 --timeout 30000 --workload "$wl"
+		--count "$n" --idle-timeout 1000 --timeout "$wait_ms" --workload "$wl"
 		--cpu "$RX_CPU" --env "$ENV_LABEL" --ready "$base.ready" --gpu "$gpu"
 		--json "$base.rx.json" --quiet)
 	[ -z "$RX_GID" ] || rx_args+=(--gid-index "$RX_GID")
 	[ "$QUEUES" = 1 ] || rx_args+=(--queues "$QUEUES")
 	[ "$wl" != rtt ] || rx_args+=(--reflect)
-	timeout $((60 + n / 2000)) "$RX" "${rx_args[@]}" >"$base.rx.out" 2>"$base.rx.err" &
+	timeout $((60 + wait_ms / 1000 - 30 + n / 2000)) "$RX" "${rx_args[@]}" >"$base.rx.out" 2>"$base.rx.err" &
 	rx_pid=$!
 	for rc in $(seq 200); do
 		[ -e "$base.ready" ] || ! kill -0 $rx_pid 2>/dev/null && break
@@ -214,8 +309,9 @@ one_run() {
 		tail -n 3 "$base.rx.err" | sed 's/^/    /'
 		return 1
 	fi
-	tx_args=(--mode "$mode" --device "$TX_DEV" --ib-port "$TX_PORT" --dst "$RX_ADDR"
-		--size "$size" --count "$n" --cpu "$TX_CPU" --json "$base.gen.json" --quiet)
+	tx_args=(--mode "$mode" --dst "$RX_ADDR" --size "$size" --count "$n")
+	[ -z "$TX_DEV" ] || tx_args+=(--device "$TX_DEV" --ib-port "$TX_PORT")
+	[ -z "$TX_CPU" ] || tx_args+=(--cpu "$TX_CPU")
 	[ "$rate" = 0 ] || tx_args+=(--rate "$rate")
 	[ -z "$TX_GID" ] || tx_args+=(--gid-index "$TX_GID")
 	[ "$QUEUES" = 1 ] || tx_args+=(--queues "$QUEUES")
@@ -225,7 +321,7 @@ one_run() {
 	elif [ "$QUEUES" != 1 ]; then
 		tx_args+=(--flows $((4 * QUEUES)))
 	fi
-	timeout $((60 + n / 2000)) "$TX" "${tx_args[@]}" >"$base.gen.out" 2>"$base.gen.err"
+	run_tx "$base" $((60 + n / 2000)) "$rx_pid" "${tx_args[@]}"
 	rc=$?
 	wait $rx_pid || rc=$((rc + 100))
 	if [ -n "${TD_PID:-}" ] && [ "$wl" = visibility ]; then
@@ -234,12 +330,16 @@ one_run() {
 	fi
 	if [ $rc != 0 ] || ! jq -e . "$base.rx.json" "$base.gen.json" >/dev/null 2>&1; then
 		echo "FAILED (exit $rc)"
-		tail -n 3 "$base.rx.err" "$base.gen.err" | sed 's/^/    /'
+		tail -n 3 "$base.rx.err" "$base.gen.err" 2>/dev/null | sed 's/^/    /'
 		return 1
+	fi
+	if [ -n "$PEER" ]; then
+		dev=$(jq -r '.verbs.device // empty' "$base.gen.json")
+		note+=${dev:+, device $dev there (its own choice)}
 	fi
 	jq -n --slurpfile rx "$base.rx.json" --slurpfile gen "$base.gen.json" \
 		--argjson tcpdump "${seen:-null}" --argjson tcpdump_dropped "${drop:-null}" \
-		--arg env_note "$ENV_NOTE" -f "$REPO/labs/lib/merge.jq" >"$base.run.json"
+		--arg env_note "$note" -f "$REPO/labs/lib/merge.jq" >"$base.run.json"
 	jq -r '"\(.pps / 100 | round / 10) kpps, received \(.received)/\(.sent), lost \(.lost), unattributed \(.unattributed)"
 		+ (if .workload == "latency" then ", p50 \(.latency_ns.p50 / 100 | round / 10) us one-way" else "" end)
 		+ (if .workload == "visibility" then ", tcpdump saw \(.tcpdump_seen)" else "" end)

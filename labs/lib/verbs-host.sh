@@ -14,8 +14,9 @@
 # with two or more the receiver takes the first and the sender the second.
 # PATHLAB_VERBS_RX and PATHLAB_VERBS_TX (DEV or DEV:PORT) choose instead.
 #
-# Sourced by labs/pathlab (compare.sh calls vh_where) and by
-# rdma-vm-compare.sh --direct (vh_scan, vh_select and the labels).
+# Sourced by labs/pathlab (compare.sh calls vh_where; hosts.sh, for two
+# hosts, vh_netdev_end: the port of --iface IF) and by rdma-vm-compare.sh
+# --direct (vh_scan, vh_select and the labels) and --peer (vh_netdev_end).
 
 VH_CHOICES="host vm auto"
 VH_WHERE=vm
@@ -78,6 +79,41 @@ vh_port() {
 		return 0
 	done
 	VH_WHY+=("$dev port $port has no RoCE v2 GID with an IPv4 address (no IPv4 address on its network device?)")
+}
+
+# The endpoint of network device NETDEV for two hosts: the ACTIVE RoCE
+# port whose RoCE v2 GID holds NETDEV's IPv4 address ADDR (any IPv4 GID of
+# NETDEV when ADDR is empty), as an endpoint line into VH_RX; return 1,
+# with the reason in VH_WHY, when there is none.
+vh_netdev_end() {
+	local ifn=$1 want=$2 d p i ip kind state
+	VH_RX=""
+	VH_WHY=()
+	for d in "$(vh_dir)"/*; do
+		[ -e "$d" ] || continue
+		kind=soft
+		[ ! -e "$d/device" ] || kind=nic
+		for p in "$d"/ports/*; do
+			[ -d "$p" ] || continue
+			for i in $(vh_ipv4_gids "$p"); do
+				[ "$(cat "$p/gid_attrs/ndevs/$i" 2>/dev/null)" = "$ifn" ] || continue
+				[ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+				ip=$(vh_gid_ipv4 "$(cat "$p/gids/$i" 2>/dev/null)")
+				[ -n "$ip" ] || continue
+				[ -z "$want" ] || [ "$ip" = "$want" ] || continue
+				state=$(cat "$p/state" 2>/dev/null) || state="no state"
+				if [[ $state != *ACTIVE* ]]; then
+					VH_WHY+=("${d##*/} port ${p##*/} is ${state#*: }, not ACTIVE")
+					continue 2
+				fi
+				VH_RX="${d##*/} ${p##*/} $i $ip $ifn $kind"
+				return 0
+			done
+		done
+	done
+	[ ${#VH_WHY[@]} -gt 0 ] ||
+		VH_WHY+=("no RDMA device has a RoCE v2 GID for $ifn${want:+ ($want)}")
+	return 1
 }
 
 # Print the devices ibv_devices lists, one per line; nothing (and fail)

@@ -187,7 +187,8 @@ check "--sender that looks like an ssh option" refused 2 'a host name' \
 	--iface dt0 --sender -oProxyCommand=true
 check "--sender ns: of no namespace" refused 2 'no network namespace' \
 	--iface dt0 --sender "ns:$PATHLAB_PREFIX-none"
-check "--paths verbs with --iface" refused 2 'Soft-RoCE VM or on this host' \
+check "--paths verbs with --iface of no RDMA device" refused 2 \
+	'path verbs needs an RDMA device on --iface dt0: .*no RDMA device has a RoCE v2 GID for dt0' \
 	--iface dt0 --sender-print --paths verbs
 PATHLAB_QUEUES=2 check "PATHLAB_QUEUES with --iface" refused 2 \
 	'PATHLAB_QUEUES shapes the lab' --iface dt0 --sender-print

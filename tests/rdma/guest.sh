@@ -419,5 +419,10 @@ check "runs without --hw-stamps: no split, rx_stamp_source none" \
 . "$REPO/tests/rdma/direct.sh"
 direct_compare
 
+# 11. The verbs path on two hosts: compare --iface (the rx-side veth)
+# --sender ns:NAME, the receiver on that link's device, the sender there.
+. "$REPO/tests/rdma/peer.sh"
+peer_compare
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -156,9 +156,31 @@ PATHLAB_VERBS_TX=rxe0 where "$T/rxe" auto
 check "one rxe device for both ends: softroce-rxe-loopback" \
 	ends "rxe0 1 1 10.77.0.1 pl-tx soft" "rxe0 1 1 10.77.0.1 pl-tx soft" softroce-rxe-loopback
 
+# 6. Two hosts (compare --iface IF): the receiver's port is the one whose
+# RoCE v2 GID holds IF's address, whatever the order of the devices.
+# shellcheck disable=SC2317 # called through check
+netdev_end() {
+	export PATHLAB_SYSFS=$1
+	vh_netdev_end "$2" "$3"
+	RC=$?
+	[ "$RC:$VH_RX" = "$4" ] && { [ -z "${5:-}" ] || grep -qE -- "$5" <<<"$(vh_looked)"; } && return 0
+	echo "     rc $RC, rx '$VH_RX': $(vh_looked)"
+	return 1
+}
+check "--iface ens1f1: mlx5_1 port 1, GID 3 (its address)" \
+	netdev_end "$T/two" ens1f1 192.168.7.11 "0:mlx5_1 1 3 192.168.7.11 ens1f1 nic"
+check "--iface ens1f0 with a second address: the GID holding it (12), not the first" \
+	netdev_end "$T/two" ens1f0 192.168.99.1 "0:mlx5_0 1 12 192.168.99.1 ens1f0 nic"
+check "--iface pl-rx on rxe: rxe1, software" \
+	netdev_end "$T/rxe" pl-rx 10.77.0.2 "0:rxe1 1 1 10.77.0.2 pl-rx soft"
+check "--iface of no RDMA device: none, saying so" \
+	netdev_end "$T/two" eth9 198.51.100.2 "1:" "no RDMA device has a RoCE v2 GID for eth9 \(198.51.100.2\)"
+check "--iface whose port is down: none, saying so" \
+	netdev_end "$T/bad" ens1f0 192.168.7.10 "1:" "mlx5_0 port 1 is DOWN, not ACTIVE"
+
 unset PATHLAB_SYSFS
 
-# 6. The real CLI, as root, with the verbs path built: --verbs-on host where
+# 7. The real CLI, as root, with the verbs path built: --verbs-on host where
 # there is no device (a fake empty tree, and this host's own /sys when it
 # has none) fails at once with that message, leaving nothing behind; a
 # wrong --verbs-on is a usage error.
