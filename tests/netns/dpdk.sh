@@ -49,8 +49,14 @@ for kind in af_packet af_xdp; do
 	run_pair_exact "$kind-paced" "$RX_DPDK" "$RX $DEEP --count 100000" \
 		"$TX --count 100000 --rate 25000 --batch 8"
 	f=$TMP/$kind-paced.json
+	# af_packet: the kernel also sees each datagram, finds no socket on
+	# the port and now and then (rate-limited) answers with an ICMP port
+	# unreachable; the generator's connected socket fails one sendmmsg()
+	# with ECONNREFUSED and sends that batch again. The count stays exact.
 	check "$kind paced: generator sent 100000" \
-		'.sent == 100000 and .gen.send_errors == 0' "$f"
+		'.sent == 100000 and (.gen.send_errors == 0 or ("'$kind'" == "af_packet"
+		 and .gen.last_error == "Connection refused"))' "$f" \
+		'{sent, send_errors: .gen.send_errors, last_error: .gen.last_error}'
 	check "$kind paced: all received, none lost" \
 		'.received == 100000 and .lost == 0 and .bad == 0 and .duplicates == 0' \
 		"$f" '{received, lost, drops, bad}'

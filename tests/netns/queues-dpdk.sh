@@ -60,10 +60,16 @@ for kind in af_xdp af_packet; do
 	run_pair_exact "two-$kind" "$RX_DPDK" "$RX --queues 2 --count 100000" \
 		"$TX --threads 2 --flows $flows --count 100000 --rate 25000 --batch 8"
 	f=$TMP/two-$kind.json
+	# On af_packet the kernel sees every datagram too, finds no socket on
+	# the port and answers now and then with an ICMP port unreachable
+	# (rate-limited); the generator's connected socket then fails one
+	# sendmmsg() with ECONNREFUSED, and sends that batch again: the count
+	# stays exact, the failed call is counted.
 	check "$kind two queues: 100000 sent, all received, none lost" \
-		'.sent == 100000 and .gen.send_errors == 0 and .received == 100000 and
-		 .lost == 0 and .duplicates == 0 and .bad == 0' "$f" \
-		'{sent, received, lost, drops}'
+		'.sent == 100000 and .received == 100000 and .lost == 0 and
+		 .duplicates == 0 and .bad == 0 and (.gen.send_errors == 0 or
+		 ("'$kind'" == "af_packet" and .gen.last_error == "Connection refused"))' "$f" \
+		'{sent, received, lost, duplicates, bad, send_errors: .gen.send_errors, last_error: .gen.last_error, drops}'
 	check "$kind two queues: one entry per queue, ids 0 and 1, each received" \
 		'.queue_count == 2 and [.queues[].queue] == [0, 1] and
 		 all(.queues[]; .received > 0)' "$f" '.queues'
