@@ -2,6 +2,7 @@
 #include "link.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -31,6 +32,22 @@ int pl_link_driver(const char *ifname, char *buf, size_t len)
 	return err;
 }
 
+/* True when the link's NAPI runs in threads (/sys/class/net/IF/threaded). */
+static bool link_threaded(const char *ifname)
+{
+	char path[128], c = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/threaded", ifname);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fread(&c, 1, 1, f) != 1)
+		c = 0;
+	fclose(f);
+	return c == '1';
+}
+
 const char *pl_link_env(const char *ifname, char *buf, size_t len)
 {
 	char path[128];
@@ -39,7 +56,7 @@ const char *pl_link_env(const char *ifname, char *buf, size_t len)
 	if (pl_link_driver(ifname, drv, sizeof(drv)))
 		return "unknown";
 	if (!strcmp(drv, "veth"))
-		return "veth";
+		return link_threaded(ifname) ? "veth-napi" : "veth";
 	/* A PCI (or other bus) device behind the interface: a real NIC. */
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
 	if (!access(path, F_OK))

@@ -9,7 +9,9 @@
 int pl_link_driver(const char *ifname, char *buf, size_t len);
 
 /*
- * The env label of a run on this interface: "veth" for veth, "nic" for an
+ * The env label of a run on this interface: "veth" for veth ("veth-napi"
+ * when its receive work runs in NAPI threads, as the lab sets it up: on
+ * the receive core, not the sender's), "nic" for an
  * interface backed by a PCI device, otherwise the driver's name ("dummy",
  * "tun"), or "unknown".
  */

@@ -18,6 +18,10 @@ struct figures {
 	double duration_s, window_s, pps, gbps;
 	unsigned payload, frame;
 	double hz, busy_s, cyc_rx, cyc_sys;
+	/* The receive cost on the receiving cores (receive_figures()). */
+	double rcv_kernel, rcv_app, busy_share;
+	unsigned napi_threads;
+	const char *kernel_source;
 	struct pl_budget b10, b100;
 };
 
@@ -103,6 +107,39 @@ static void rate_figures(struct figures *f, const struct pl_rx_stats *s)
 		f->pps = (double)(s->packets - 1) / f->duration_s;
 }
 
+/*
+ * The receive cost: the link's NAPI threads' run time (the kernel's part)
+ * plus the receive loops' useful time (the application's part), in TSC
+ * cycles per packet received. A loop's useful time is its threads' run
+ * time times the share of its turns' TSC time that brought packets: a
+ * blocking loop's turns nearly all do, a busy poller's empty polls do not.
+ * Scaling the run time by a share, rather than adding up busy turns, keeps
+ * out what another task on the same core did while it preempted the loop.
+ */
+static void receive_figures(struct figures *f, const struct pl_rx_stats *s)
+{
+	const struct pl_sysctr *d = &f->d;
+	uint64_t napi_ns = 0, turns = s->busy_tsc + s->idle_tsc;
+	unsigned i;
+
+	for (i = 0; i < d->napi_count; i++) {
+		if (!d->napi[i].pid)
+			continue;
+		f->napi_threads++;
+		napi_ns += d->napi[i].run_ns;
+	}
+	f->kernel_source = d->napi_err		? "unavailable"
+			   : !d->napi_count	? "no_napi"
+			   : !f->napi_threads	? "napi_not_threaded"
+			   : d->napi_changed	? "napi_threads_changed"
+						: "napi_threads";
+	f->busy_share = turns ? (double)s->busy_tsc / (double)turns : 1;
+	f->rcv_kernel = per_pkt((double)napi_ns / 1e9 * f->hz, f->received);
+	f->rcv_app = per_pkt((double)s->loop_run_ns / 1e9 * f->busy_share *
+				     f->hz,
+			     f->received);
+}
+
 /* Derive every figure of the report once. */
 static void figures(const struct pl_report *r, struct figures *f)
 {
@@ -124,6 +161,7 @@ static void figures(const struct pl_report *r, struct figures *f)
 	f->cyc_rx =
 		per_pkt((double)f->d.self_run_ns / 1e9 * f->hz, f->received);
 	f->cyc_sys = per_pkt(f->busy_s * f->hz, f->received);
+	receive_figures(f, s);
 	pl_budget_compute(10000000000ull, f->frame ? f->frame : 64, f->hz,
 			  &f->b10);
 	pl_budget_compute(100000000000ull, f->frame ? f->frame : 64, f->hz,
@@ -268,11 +306,73 @@ static void json_costs(struct pl_json *j, const struct pl_report *r,
 	pl_json_dbl(j, "hw_irqs_per_packet", per_pkt((double)d->link_irqs, n));
 	pl_json_str(j, "hw_irqs_source",
 		    d->link_has_irqs ? "/proc/interrupts"
-		    : r->env && !strcmp(r->env, "veth")
+		    : r->env && !strncmp(r->env, "veth", 4)
 			    ? "none on veth"
 			    : "no irq line names the link");
 	pl_json_u64(j, "ctx_switches", d->self_nvcsw + d->self_nivcsw);
 	pl_json_u64(j, "ctx_switches_voluntary", d->self_nvcsw);
+}
+
+/* What the kernel's part of the receive cost stands on, in words. */
+static const char *kernel_note(const struct figures *f)
+{
+	if (!strcmp(f->kernel_source, "napi_threads"))
+		return "the link's threaded NAPI: driver, XDP, GRO, taps, "
+		       "IP and UDP, on the CPUs the threads ran on";
+	if (!strcmp(f->kernel_source, "napi_not_threaded"))
+		return "not measured: NAPI runs in softirq context, on "
+		       "whichever CPU took the interrupt (echo 1 > "
+		       "/sys/class/net/IF/threaded to measure it)";
+	if (!strcmp(f->kernel_source, "no_napi"))
+		return "not measured: the link has no NAPI instance (veth "
+		       "without GRO or XDP does its receive work on the "
+		       "sender's CPU)";
+	if (!strcmp(f->kernel_source, "napi_threads_changed"))
+		return "partly measured: a NAPI thread came or went during "
+		       "the run";
+	return "not measured: no interface, or a kernel without netdev "
+	       "netlink NAPI_GET";
+}
+
+/*
+ * receive_cycles_per_packet, the path's own cost on the receiving cores,
+ * and where the receive work ran: the NAPI threads and NET_RX by CPU.
+ */
+static void json_receive(struct pl_json *j, const struct pl_rx_stats *s,
+			 const struct figures *f)
+{
+	const struct pl_sysctr *d = &f->d;
+	unsigned i, ncpu = d->ncpus < PL_SYSCTR_CPUS ? d->ncpus
+						      : PL_SYSCTR_CPUS;
+
+	pl_json_obj(j, "receive_cycles_per_packet");
+	pl_json_dbl(j, "total", f->rcv_kernel + f->rcv_app);
+	pl_json_dbl(j, "kernel", f->rcv_kernel);
+	pl_json_dbl(j, "app", f->rcv_app);
+	pl_json_str(j, "kernel_source", f->kernel_source);
+	pl_json_str(j, "kernel_note", kernel_note(f));
+	pl_json_str(j, "app_source", s->busy_tsc + s->idle_tsc
+					     ? "loop_run_time_x_busy_share"
+					     : "loop_run_time");
+	pl_json_dbl(j, "app_busy_share", f->busy_share);
+	pl_json_u64(j, "loop_threads", s->loop_threads);
+	pl_json_dbl(j, "loop_run_s", (double)s->loop_run_ns / 1e9);
+	pl_json_u64(j, "napi_threads", f->napi_threads);
+	pl_json_end(j);
+	pl_json_arr(j, "napi");
+	for (i = 0; i < d->napi_count; i++) {
+		pl_json_obj(j, NULL);
+		pl_json_u64(j, "id", d->napi[i].id);
+		pl_json_i64(j, "pid", d->napi[i].pid);
+		pl_json_i64(j, "cpu", d->napi[i].cpu);
+		pl_json_dbl(j, "run_s", (double)d->napi[i].run_ns / 1e9);
+		pl_json_end(j);
+	}
+	pl_json_endarr(j);
+	pl_json_arr(j, "net_rx_softirqs_by_cpu");
+	for (i = 0; i < ncpu; i++)
+		pl_json_u64(j, NULL, d->net_rx_softirqs_cpu[i]);
+	pl_json_endarr(j);
 }
 
 /* True for a run of a GPU variant. */
@@ -349,6 +449,8 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 	pl_json_str(&j, "rx_stamp_source",
 		    r->rx_stamp_source ? r->rx_stamp_source : "none");
 	json_costs(&j, r, &f);
+	json_receive(&j, r->stats, &f);
+	pl_json_u64(&j, "extra_work_cycles", pl_stats_extra_work_cycles());
 	if (gpu_run(r))
 		json_gpu(&j, r);
 	json_kernel(&j, &f);
@@ -463,6 +565,11 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		(double)f.d.self_run_ns / 1e9, f.d.self_user_s, f.d.self_sys_s,
 		f.busy_s, f.d.all.softirq_s, f.d.all.steal_s);
 	fprintf(out,
+		"  receive   %.0f cycles/pkt on the receiving cores: kernel %.0f"
+		" (%s) + app %.0f (busy share %.2f)\n",
+		f.rcv_kernel + f.rcv_app, f.rcv_kernel, f.kernel_source,
+		f.rcv_app, f.busy_share);
+	fprintf(out,
 		"  per pkt   cycles receiver %.0f system %.0f  syscalls "
 		"%.3f  copies %g (%s)  wakeups %.3f  NET_RX softirqs %.3f\n",
 		f.cyc_rx, f.cyc_sys, per_pkt((double)r->syscalls, f.received),
@@ -479,9 +586,10 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 			r->pcie_source ? r->pcie_source : "");
 	fprintf(out,
 		"  budget    at 10 GbE / %u B a core has %.1f cycles per "
-		"packet (100 GbE: %.1f); this path spent %.0f system-wide\n",
+		"packet (100 GbE: %.1f); this path spent %.0f on the "
+		"receiving cores (%.0f system-wide, generator included)\n",
 		f.b10.frame_bytes, f.b10.cycles_per_frame,
-		f.b100.cycles_per_frame, f.cyc_sys);
+		f.b100.cycles_per_frame, f.rcv_kernel + f.rcv_app, f.cyc_sys);
 	fprintf(out,
 		"  kernel    Udp InDatagrams +%llu  NoPorts +%llu  "
 		"RcvbufErrors +%llu  Ip InHdrErrors +%llu  link rx +%llu "

@@ -2,6 +2,7 @@
 #include "rx.h"
 #include "clock.h"
 #include "link.h"
+#include "napi.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@ int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 		return err;
 	}
 	pl_stats_init(stats);
+	pl_stats_extra_work(o->extra_work_cycles);
 	pl_tsc(); /* calibrate now, not inside the measured window */
 	*run = (struct pl_run){ .prog = prog,
 				.count = o->count,
@@ -104,12 +106,36 @@ static bool all_flows_ended(const struct pl_rx_window *w, unsigned n)
 	return any;
 }
 
+/*
+ * Start the clocks of a loop's own time (stats.h) on the thread that runs
+ * it; loop_done() stops them.
+ */
+static uint64_t loop_start(struct pl_rx_stats *s)
+{
+	if (s)
+		s->turn_tsc = pl_rdtsc();
+	return pl_thread_run_ns();
+}
+
+/* Add the thread's run time since loop_start() to the loop's stats. */
+static void loop_done(struct pl_rx_stats *s, uint64_t start_ns)
+{
+	uint64_t now = pl_thread_run_ns();
+
+	if (!s)
+		return;
+	s->loop_run_ns += now > start_ns ? now - start_ns : 0;
+	s->loop_threads++;
+}
+
 /* Run queue q's loop; the queue that ends the last flow ends the run. */
 static void run_queue(struct queue_thread *t)
 {
-	uint64_t sleeps = thread_sleeps();
+	struct pl_rx_stats *s = t->w->queue_stats[t->q];
+	uint64_t sleeps = thread_sleeps(), run_ns = loop_start(s);
 
 	t->w->queue_loop(t->w->arg, t->q);
+	loop_done(s, run_ns);
 	t->w->queue_sleeps[t->q] = thread_sleeps() - sleeps;
 	if (!t->run->stop && all_flows_ended(t->w, pl_rx_queues(t->o)))
 		pl_run_request_stop(t->run);
@@ -203,7 +229,7 @@ static void queues_prepare(const struct pl_rx_opts *o, struct pl_run *run,
 int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 		  struct pl_rx_window *w)
 {
-	uint64_t sleeps;
+	uint64_t sleeps, run_ns;
 	int err;
 
 	if (o->ready && (err = pl_run_ready(o->ready)))
@@ -217,10 +243,13 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	err = pl_run_start(run);
 	if (err)
 		return err;
-	if (pl_rx_queues(o) > 1)
+	if (pl_rx_queues(o) > 1) {
 		err = run_queues(o, run, w);
-	else
+	} else {
+		run_ns = loop_start(w->queue_stats[0]);
 		w->loop(w->arg);
+		loop_done(w->queue_stats[0], run_ns);
+	}
 	/* Snapshot at once: the next end marker is 20 ms behind this one. */
 	pl_sysctr_read(w->after, w->ifname);
 	w->sleeps = thread_sleeps() - sleeps;

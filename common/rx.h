@@ -36,6 +36,7 @@ struct pl_rx_opts {
 	bool reflect;	 /* PL_RX_OPT_REFLECT: the rtt workload's far end */
 	int workload;	 /* index into pl_workloads[] */
 	bool quiet;
+	uint64_t extra_work_cycles; /* spun per datagram (calibration) */
 	unsigned trace;		/* PL_RX_OPT_TRACE: units to step through */
 	const char *trace_file; /* NULL: stderr */
 };
@@ -72,7 +73,10 @@ extern const char *const pl_workloads[];
 	{ "ready", PL_OPT_STR, &(o)->ready, "FILE",			\
 	  "create FILE once ready to receive" },			\
 	{ "quiet", PL_OPT_FLAG, &(o)->quiet, NULL,			\
-	  "no progress lines and no table" }
+	  "no progress lines and no table" },				\
+	{ "extra-work-cycles", PL_OPT_U64, &(o)->extra_work_cycles, "K",\
+	  "spin K TSC cycles per " unit ": a known cost that the "	\
+	  "receive cost must show (calibration; 0)", 0, 1000000000 }
 
 /*
  * The --cpu row of a receiver whose thread pl_rx_begin() pins (DPDK's
@@ -146,6 +150,10 @@ struct pl_rx_window {
 	 * stop or a timeout.
 	 */
 	void (*queue_loop)(void *arg, unsigned q);
+	/*
+	 * Queue q's stats; queue_stats[0] is also the one loop's stats of
+	 * a run on one queue, where the loop's own time goes (stats.h).
+	 */
 	struct pl_rx_stats *queue_stats[PL_MAX_QUEUES];
 	uint64_t queue_sleeps[PL_MAX_QUEUES]; /* out: per queue thread */
 	/*

@@ -133,6 +133,28 @@ static struct pl_seq *flow_get(struct pl_rx_stats *s, uint8_t flow)
 	return q;
 }
 
+/* --extra-work-cycles, for every receive loop of the process. */
+static uint64_t extra_work_cycles;
+
+void pl_stats_extra_work(uint64_t cycles)
+{
+	extra_work_cycles = cycles;
+}
+
+uint64_t pl_stats_extra_work_cycles(void)
+{
+	return extra_work_cycles;
+}
+
+/* Spin until the TSC has moved on by cycles. */
+static void spin_cycles(uint64_t cycles)
+{
+	uint64_t start = pl_rdtsc();
+
+	while (pl_rdtsc() - start < cycles)
+		__asm__ volatile("" ::: "memory");
+}
+
 void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
 		   uint64_t rx_ns)
 {
@@ -162,6 +184,8 @@ void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
 		pl_hist_record(&s->lat, rx_ns - p->tx_ns);
 	else
 		s->lat_skipped++;
+	if (extra_work_cycles)
+		spin_cycles(extra_work_cycles);
 }
 
 void pl_stats_split(struct pl_rx_stats *s, uint64_t tx_ns, uint64_t stack_ns,
@@ -256,6 +280,10 @@ void pl_stats_merge(struct pl_rx_stats *dst, const struct pl_rx_stats *src)
 	if (!dst->payload_len)
 		dst->payload_len = src->payload_len;
 	dst->lat_skipped += src->lat_skipped;
+	dst->loop_run_ns += src->loop_run_ns;
+	dst->loop_threads += src->loop_threads;
+	dst->busy_tsc += src->busy_tsc;
+	dst->idle_tsc += src->idle_tsc;
 	pl_hist_merge(&dst->lat, &src->lat);
 	pl_hist_merge(&dst->lat_stack, &src->lat_stack);
 	pl_hist_merge(&dst->lat_user, &src->lat_user);

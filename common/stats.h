@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "hist.h"
 #include "wire.h"
 
@@ -60,6 +61,17 @@ struct pl_rx_stats {
 	struct pl_hist lat_stack; /* TX stamp to the kernel's RX stamp */
 	struct pl_hist lat_user;  /* kernel RX stamp to the application */
 	struct pl_seq *flows[PL_MAX_FLOWS]; /* allocated on first use */
+	/*
+	 * The receive loop's own time, for the receive cost (rx.c): its
+	 * thread's run time over the measured window (schedstat, ns), and,
+	 * from loops that count their turns (pl_stats_turn()), the TSC
+	 * cycles of turns that brought packets (busy) and of those that
+	 * did not (idle: an empty poll). Merged, they add up over queues.
+	 */
+	uint64_t loop_run_ns;
+	unsigned loop_threads;
+	uint64_t busy_tsc, idle_tsc;
+	uint64_t turn_tsc; /* the TSC at the end of the last turn */
 };
 
 /* Zero the stats; flows are allocated lazily. */
@@ -72,6 +84,33 @@ void pl_stats_free(struct pl_rx_stats *s);
  */
 void pl_stats_good(struct pl_rx_stats *s, const struct pl_pkt *p,
 		   uint64_t rx_ns);
+
+/*
+ * --extra-work-cycles: spin this many TSC cycles for every data datagram
+ * pl_stats_good() accounts, process-wide (0: none). A known cost to add,
+ * so the receive cost's calibration can be checked against it.
+ */
+void pl_stats_extra_work(uint64_t cycles);
+
+/* The cycles pl_stats_extra_work() set. */
+uint64_t pl_stats_extra_work_cycles(void);
+
+/*
+ * The end of one turn of a receive loop that got n packets (or frames, or
+ * completions): the time since the last turn's end goes to busy when n is
+ * not 0, else to idle. One rdtsc per turn; the first turn counts from the
+ * start of the loop (rx.c sets turn_tsc).
+ */
+static inline void pl_stats_turn(struct pl_rx_stats *s, unsigned n)
+{
+	uint64_t now = pl_rdtsc();
+
+	if (n)
+		s->busy_tsc += now - s->turn_tsc;
+	else
+		s->idle_tsc += now - s->turn_tsc;
+	s->turn_tsc = now;
+}
 
 /* Account a frame the parser refused (bad) or passed over (other). */
 static inline void pl_stats_reject(struct pl_rx_stats *s, enum pl_reason r)

@@ -140,6 +140,25 @@ static uint64_t softirq_row(const char *text, const char *row)
 	return sum_counts(&p, ~0u);
 }
 
+/* Keep the per-CPU columns of /proc/softirqs' NET_RX row. */
+static void softirq_cpus(const char *text, uint64_t *cpu, unsigned max)
+{
+	const char *p = strstr(text, "NET_RX:");
+	char *end;
+
+	if (!p)
+		return;
+	p += strlen("NET_RX:");
+	for (unsigned i = 0; i < max; i++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			break;
+		cpu[i] = strtoull(p, &end, 10);
+		p = end;
+	}
+}
+
 /*
  * Does ifname occur in [p, end) as a whole word? "eth1" must match
  * "eth1-TxRx-0" but neither "eth10-TxRx-0" nor "veth1".
@@ -323,6 +342,20 @@ static void read_link(const char *ifname, struct pl_sysctr *c)
 	close(dfd);
 }
 
+/* Fill the link's NAPI instances and their threads' run times. */
+static void read_napi(const char *ifname, struct pl_sysctr *c)
+{
+	int n;
+
+	if (!ifname_ok(ifname))
+		return;
+	n = pl_napi_list(ifname, c->napi, PL_NAPI_MAX);
+	if (n < 0)
+		c->napi_err = n;
+	else
+		c->napi_count = (unsigned)n;
+}
+
 /*
  * Nanoseconds this process has run: the first schedstat field summed over
  * its threads, since /proc/self/schedstat counts the main thread only.
@@ -396,6 +429,7 @@ int pl_sysctr_read(struct pl_sysctr *c, const char *ifname)
 	if (rbuf_read(&b, "/proc/softirqs") >= 0) {
 		c->net_rx_softirqs = softirq_row(b.p, "NET_RX:");
 		c->net_tx_softirqs = softirq_row(b.p, "NET_TX:");
+		softirq_cpus(b.p, c->net_rx_softirqs_cpu, PL_SYSCTR_CPUS);
 	}
 	if (ifname && ifname_ok(ifname) &&
 	    rbuf_read(&b, "/proc/interrupts") >= 0)
@@ -403,8 +437,10 @@ int pl_sysctr_read(struct pl_sysctr *c, const char *ifname)
 	if (rbuf_read(&b, "/proc/net/softnet_stat") >= 0)
 		c->softnet_dropped = parse_softnet(b.p);
 	read_snmp(&b, c);
-	if (ifname)
+	if (ifname) {
 		read_link(ifname, c);
+		read_napi(ifname, c);
+	}
 	read_self(c);
 	free(b.p);
 	return 0;
@@ -414,6 +450,29 @@ int pl_sysctr_read(struct pl_sysctr *c, const char *ifname)
 static uint64_t sub(uint64_t after, uint64_t before)
 {
 	return after > before ? after - before : 0;
+}
+
+/*
+ * Each NAPI thread's run time over the run: after minus the same thread's
+ * time before. A thread that was not there before counts from zero, and
+ * napi_changed says so.
+ */
+static void napi_delta(const struct pl_sysctr *b, const struct pl_sysctr *a,
+		       struct pl_sysctr *r)
+{
+	unsigned i, j;
+
+	r->napi_changed = a->napi_count != b->napi_count;
+	for (i = 0; i < a->napi_count; i++) {
+		for (j = 0; j < b->napi_count; j++)
+			if (b->napi[j].pid == a->napi[i].pid)
+				break;
+		if (j == b->napi_count) {
+			r->napi_changed = true;
+			continue;
+		}
+		r->napi[i].run_ns = sub(a->napi[i].run_ns, b->napi[j].run_ns);
+	}
 }
 
 /*
@@ -443,8 +502,11 @@ void pl_sysctr_delta(const struct pl_sysctr *before,
 	SUB(link_rx_errors), SUB(link_tx_packets), SUB(link_tx_dropped);
 	DIFF(self_user_s), DIFF(self_sys_s);
 	SUB(self_run_ns), SUB(self_nvcsw), SUB(self_nivcsw);
+	for (unsigned i = 0; i < PL_SYSCTR_CPUS; i++)
+		SUB(net_rx_softirqs_cpu[i]);
 #undef SUB
 #undef DIFF
+	napi_delta(before, after, &r);
 	*d = r; /* last, so d may be the same object as before or after */
 }
 

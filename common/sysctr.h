@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "napi.h"
+
+#define PL_SYSCTR_CPUS 64 /* CPUs whose softirqs are counted one by one */
+
 struct pl_cpu_times {
 	/* /proc/stat "cpu" line over ALL CPUs, converted to seconds */
 	double user_s, nice_s, sys_s, idle_s, iowait_s, irq_s, softirq_s,
@@ -24,6 +28,8 @@ struct pl_sysctr {
 	struct pl_cpu_times all;  /* /proc/stat */
 	uint64_t net_rx_softirqs; /* /proc/softirqs NET_RX, all CPUs */
 	uint64_t net_tx_softirqs; /* /proc/softirqs NET_TX, all CPUs */
+	/* NET_RX per CPU (the first PL_SYSCTR_CPUS): where receive ran */
+	uint64_t net_rx_softirqs_cpu[PL_SYSCTR_CPUS];
 	uint64_t interrupts;	  /* /proc/stat "intr" total */
 	uint64_t link_irqs;	  /* /proc/interrupts lines naming ifname */
 	bool link_has_irqs;	  /* some /proc/interrupts line names it */
@@ -40,6 +46,17 @@ struct pl_sysctr {
 	bool have_link;
 	uint64_t link_rx_packets, link_rx_bytes, link_rx_dropped,
 		link_rx_errors, link_tx_packets, link_tx_dropped;
+
+	/*
+	 * The link's NAPI instances (napi.h) and their threads' run time.
+	 * napi_err: 0, or why they could not be listed (-errno). In a delta,
+	 * an instance's run_ns is its thread's time over the run, and
+	 * napi_changed says a thread came or went in between.
+	 */
+	unsigned napi_count;
+	int napi_err;
+	bool napi_changed;
+	struct pl_napi napi[PL_NAPI_MAX];
 
 	/* this process: getrusage(RUSAGE_SELF) and /proc/self/schedstat */
 	double self_user_s, self_sys_s;

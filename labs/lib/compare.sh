@@ -77,9 +77,11 @@ cmp_host_json() {
 		  tsc_hz: null}'
 }
 
-# Print the env label of the runs: the link, and "-vm" under a hypervisor.
+# Print the env label of the runs: the link ("veth-napi": the lab's veth,
+# its receive work in NAPI threads on the receive core), and "-vm" under a
+# hypervisor.
 cmp_env_label() {
-	if grep -qw hypervisor /proc/cpuinfo; then echo veth-vm; else echo veth; fi
+	if grep -qw hypervisor /proc/cpuinfo; then echo veth-napi-vm; else echo veth-napi; fi
 }
 
 # Split a comma list into the array named by VAR.
@@ -178,7 +180,7 @@ cmp_check_queues() {
 
 # Check paths, sizes and GPU kind; return 2 with a message if one is wrong.
 cmp_check() {
-	local p s g ok=0 sel=()
+	local p s g ok=0
 	cmp_check_queues || return 2
 	for g in "${PL_GPUS[@]}"; do [ "$CMP_GPU" = "$g" ] && ok=1; done
 	if [ $ok = 0 ]; then
@@ -198,19 +200,23 @@ cmp_check() {
 			return 2
 		fi
 	done
-	if [ "$CMP_EXPLICIT" = 1 ]; then
-		[ ${#CMP_PATHS[@]} -gt 0 ] || { echo "pathlab: --paths is empty" >&2; return 2; }
-		return 0
+	if [ "$CMP_EXPLICIT" = 1 ] && [ ${#CMP_PATHS[@]} -eq 0 ]; then
+		echo "pathlab: --paths is empty" >&2
+		return 2
 	fi
-	for p in $(path_ids); do
-		path_built "$p" && sel+=("$p")
-	done
-	CMP_PATHS=("${sel[@]}")
 }
 
-# Check that the selected paths can run; drop or refuse the ones that cannot.
+# Check that the selected paths can run; drop or refuse the ones that
+# cannot. Without --paths, every path that is built: so this comes after
+# the build, or a fresh clone would find none.
 cmp_usable() {
 	local p sel=()
+	if [ "$CMP_EXPLICIT" = 0 ]; then
+		CMP_PATHS=()
+		for p in $(path_ids); do
+			path_built "$p" && CMP_PATHS+=("$p")
+		done
+	fi
 	for p in "${CMP_PATHS[@]}"; do
 		if ! path_built "$p"; then
 			path_not_built_msg "$p" >&2
@@ -387,18 +393,18 @@ cmp_path_runs() {
 cmp_main() {
 	local rc=0 gpu i=0 total runs=() failed=0
 	cmp_parse "$@" || { rc=$?; [ $rc = 3 ] && return 0; return $rc; }
-	cmp_usable || return $?
 	deps_ensure || return 1
 	build_ensure || return 1
+	cmp_usable || return $?
 	if [ ! -x "$PATHLAB_BUILD/$PL_GEN_BIN" ]; then
 		echo "pathlab: $PL_GEN_BIN is not built" >&2
 		return 1
 	fi
 	cmp_outdir || return 1
 	CMP_ENV=$(cmp_env_label)
-	CMP_RX_CPU=1
+	# The receive core, where the lab also runs veth's NAPI threads.
+	CMP_RX_CPU=$(topo_rx_cpu) || return 1
 	CMP_TX_CPU=0
-	[ "$(nproc)" -ge 2 ] || CMP_RX_CPU=0
 	hosts_prepare || return 1
 	# --queues N: the lab's veth gets N queues (and XPS: topo.sh).
 	[ "$CMP_QUEUES" = 1 ] || export PATHLAB_QUEUES=$CMP_QUEUES

@@ -40,6 +40,23 @@ wait_gid() {
 	return 1
 }
 
+# As the host's lab does (labs/lib/topo.sh): pl-rx receives with NAPI in
+# a kernel thread pinned to the receive CPU (1, or 0 with one vCPU), so
+# rxe's receive work, which runs from the UDP receive in that thread, is
+# charged to the receiving core rather than done on the sender's.
+napi_on_rx_core() {
+	local cpu=0 pid comm d
+	[ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ] || cpu=1
+	ethtool -K pl-tx tso off >/dev/null
+	ethtool -K pl-rx gro on >/dev/null
+	echo 1 >/sys/class/net/pl-rx/threaded
+	for d in /proc/[0-9]*; do
+		read -r comm 2>/dev/null <"$d/comm" || continue
+		pid=${d#/proc/}
+		case $comm in napi/pl-rx-*) taskset -p -c "$cpu" "$pid" >/dev/null ;; esac
+	done
+}
+
 # Two rxe devices joined by a veth pair, in one namespace (see above).
 topo_veth() {
 	local tx_mac rx_mac f
@@ -64,6 +81,7 @@ topo_veth() {
 	rx_mac=$(cat /sys/class/net/pl-rx/address)
 	ip neigh replace $NET.2 lladdr "$rx_mac" dev pl-tx nud permanent
 	ip neigh replace $NET.1 lladdr "$tx_mac" dev pl-rx nud permanent
+	napi_on_rx_core
 	rdma link add rxe0 type rxe netdev pl-tx
 	rdma link add rxe1 type rxe netdev pl-rx
 	wait_gid rxe0 $NET.1

@@ -1,5 +1,8 @@
 # table.jq - the side-by-side table of a results.json, one row per run,
 # then the cycle budget per packet at 10 and 100 GbE for each frame size.
+# The cost column is receive_cycles_per_packet: what the path spent on the
+# receiving cores (kernel: the link's NAPI threads; app: the receive loop's
+# useful time). The system-wide figure beside it includes the generator.
 #
 #   jq -r -f table.jq results.json
 
@@ -31,7 +34,8 @@ def pad($w; $right):
 def header: [
 	"path", "mode", "gpu", "env", "frame B", "q", "workload",
 	"sent", "received", "lost", "unattr", "kpps", "Gbit/s",
-	"p50 us", "p99 us", "p99.9 us", "rx cyc/pkt", "sys cyc/pkt",
+	"p50 us", "p99 us", "p99.9 us", "recv cyc/pkt", "kernel",
+	"app", "sys+gen cyc/pkt",
 	"syscalls/pkt", "copies/pkt", "Udp InDgrams", "link rx",
 	"tcpdump seen"
 ];
@@ -54,7 +58,9 @@ def row:
 			else "-" end),
 		(if $rtt then $rtt.p999 | us elif $lat then .latency_ns.p999 | us
 			else "-" end),
-		(.cycles_per_packet.receiver | fixed(0)),
+		(.receive_cycles_per_packet.total | fixed(0)),
+		(.receive_cycles_per_packet.kernel | fixed(0)),
+		(.receive_cycles_per_packet.app | fixed(0)),
 		(.cycles_per_packet.system | fixed(0)),
 		(.syscalls_per_packet | fixed(3)),
 		(.copies_per_packet | fixed(2)),

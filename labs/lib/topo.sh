@@ -14,16 +14,22 @@
 # Static neighbour entries both ways: no ARP on the link; IPv6 is off on it
 # so no router solicitations or MLD reports show up in the link counters.
 #
+# The receive core: a NIC queue raises its interrupt on the core that
+# serves it, and NAPI polls the queue there. veth has no interrupt; by
+# default it does the receiving end's work on the SENDER's CPU, so a
+# receiver would look almost free. The lab makes veth poll with NAPI (GRO
+# on pl-rx0, no TSO on pl-tx0, so locally sent UDP qualifies too), runs
+# each RX queue's NAPI in a kernel thread (threaded NAPI) and pins RX queue
+# q's thread to the receive core + q (topo_rx_cpu: CPU 1 by default, the
+# generator is on CPU 0). XDP, AF_XDP's copy, GRO, the packet taps, IP and
+# UDP then run where the receiver runs, and the receivers charge that
+# thread's CPU time to the path (common/napi.h). env says "veth-napi".
+#
 # Queues: PATHLAB_QUEUES gives both ends that many TX and RX queues. With
 # more than one, XPS on the tx side ties TX queue q of pl-tx0 to CPU
 # q mod (online CPUs), so a sender pinned to CPU q (pathlab-gen --threads:
-# thread t runs on CPU t) sends on TX queue q. veth hands a packet to the
-# peer's RX queue of the same number when the peer uses NAPI (an XDP
-# program attached, or GRO on and, as pl-tx0 does TSO, UDP GRO forwarding
-# or GRO fraglist as well); without NAPI it goes to the sending CPU's
-# backlog and the RX queue number is not used. On veth the receive work
-# runs on the sender's CPU either way, so several pinned senders are what
-# spread it over cores.
+# thread t runs on CPU t) sends on TX queue q, and veth hands it to RX
+# queue q of pl-rx0, whose NAPI thread runs on the receive core + q.
 #
 # Public: topo_up, topo_down, topo_status, topo_ns, ns_name, ns_exists,
 # ns_exec, ns_spawn. Everything named topo__* is internal.
@@ -226,7 +232,9 @@ topo__healthy() {
 	topo__side_ok "$tx" "$PL_TX_IF" "$PL_TX_ADDR" "$PL_RX_ADDR" \
 		"$PL_RX_MAC" "$q" || return 1
 	topo__side_ok "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
-		"$PL_TX_MAC" "$q"
+		"$PL_TX_MAC" "$q" || return 1
+	[ "$(ip netns exec "$rx" cat "/sys/class/net/$PL_RX_IF/threaded" \
+		2>/dev/null)" = 1 ]
 }
 
 # Configure one side: NS IF ADDR PEER_ADDR PEER_MAC.
@@ -276,6 +284,61 @@ topo__xps() {
 		done' xps "$PL_TX_IF" "${masks[@]}"
 }
 
+# Print the receive core: the CPU the lab runs receivers and their NAPI
+# threads on. PATHLAB_RX_CPU, else CPU 1 (CPU 0 is the sender's), else 0
+# on a one-CPU machine.
+topo_rx_cpu() {
+	local c=${PATHLAB_RX_CPU:-} n
+	n=$(getconf _NPROCESSORS_ONLN) || return 1
+	if [ -z "$c" ]; then
+		[ "$n" -ge 2 ] && c=1 || c=0
+	fi
+	if [[ ! $c =~ ^[0-9]+$ ]] || [ "$c" -ge "$n" ]; then
+		echo "pathlab: bad PATHLAB_RX_CPU '$c' (0..$((n - 1)))" >&2
+		return 1
+	fi
+	printf '%s\n' "$c"
+}
+
+# Print the PIDs of the kernel's NAPI threads (any link), one per line.
+topo__napi_pids() {
+	local d comm
+	for d in /proc/[0-9]*; do
+		read -r comm 2>/dev/null <"$d/comm" || continue
+		case $comm in napi/*) echo "${d#/proc/}" ;; esac
+	done | sort
+}
+
+# Put veth's receive work on the receive core, as a NIC queue whose IRQ and
+# NAPI run there would. veth only polls with NAPI when the receiving end
+# asks for it (GRO on, or an XDP program) and, for locally sent UDP, when
+# the sending end does no TSO; threaded NAPI then gives each RX queue a
+# kernel thread (napi/pl-rx0-ID) that we pin: RX queue q's to the receive
+# core + q. Without this the receive work runs on the sender's CPU. The
+# new threads are told apart from other links' by what appears when we
+# switch threading on, under the lab lock.
+topo__napi() {
+	local tx=$1 rx=$2 q=$3 cpu ncpu before pids=() pid i=0
+	cpu=$(topo_rx_cpu) || return 1
+	ncpu=$(getconf _NPROCESSORS_ONLN) || return 1
+	ip netns exec "$tx" ethtool -K "$PL_TX_IF" tso off >/dev/null || return 1
+	ip netns exec "$rx" ethtool -K "$PL_RX_IF" gro on >/dev/null || return 1
+	before=$(topo__napi_pids)
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	ip netns exec "$rx" bash -c 'echo 1 >"/sys/class/net/$1/threaded"' \
+		napi "$PL_RX_IF" || return 1
+	mapfile -t pids < <(comm -13 <(echo "$before") <(topo__napi_pids) |
+		sort -n)
+	if [ ${#pids[@]} -ne "$q" ]; then
+		echo "pathlab: expected $q NAPI threads on $PL_RX_IF, found ${#pids[@]}" >&2
+		return 1
+	fi
+	for pid in "${pids[@]}"; do
+		taskset -p -c $(((cpu + i) % ncpu)) "$pid" >/dev/null || return 1
+		i=$((i + 1))
+	done
+}
+
 # Build the topology from nothing: namespaces TX and RX, Q queues.
 topo__build() {
 	local tx=$1 rx=$2 q=$3
@@ -290,6 +353,7 @@ topo__build() {
 	topo__side_up "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
 		"$PL_TX_MAC" || return 1
 	topo__xps "$tx" "$q" || return 1
+	topo__napi "$tx" "$rx" "$q" || return 1
 	topo__healthy "$tx" "$rx" "$q"
 }
 

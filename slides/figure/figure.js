@@ -377,7 +377,7 @@
 		var t = html("table", { "class": "measured-table" }, null, box);
 		html("caption", {}, "Measured: " + p.name, t);
 		var cols = ["mode", "frame", "received", "p99 latency",
-			"cycles/pkt (receiver)", "syscalls/pkt", "copies/pkt",
+			"receive cycles/pkt", "syscalls/pkt", "copies/pkt",
 			"tcpdump saw"];
 		var hr = html("tr", {}, null, html("thead", {}, null, t));
 		cols.forEach(function (c) {
@@ -399,8 +399,9 @@
 					md === shown && sz === saveSize ? "current" :
 					"" }, null, body);
 				[md, sz + " B", METRICS.pps.get(m),
-				 METRICS.p99.get(m), m.thr && m.thr.cycles_per_packet ?
-				 num(m.thr.cycles_per_packet.receiver, 0) : null,
+				 METRICS.p99.get(m),
+				 m.thr && m.thr.receive_cycles_per_packet ?
+				 num(m.thr.receive_cycles_per_packet.total, 0) : null,
 				 m.thr ? num(m.thr.syscalls_per_packet, 3) : null,
 				 m.thr ? num(m.thr.copies_per_packet, 2) : null,
 				 METRICS.tcpdump.get(m)].forEach(function (v, i) {

@@ -35,25 +35,28 @@
 			var l = m.lat.latency_ns;
 			return l && l.count > 0 ? "p99 " + us(l.p99) : "no latency";
 		} },
-		cycles_rx: { label: "receiver cycles", get: function (m) {
-			var t = m.thr;
-			if (!t || !t.cycles_per_packet)
+		cycles_rx: { label: "receive cycles", get: function (m) {
+			var t = m.thr, r = t && t.receive_cycles_per_packet;
+			if (!r)
 				return null;
-			var s = num(t.cycles_per_packet.receiver, 0) + " per packet";
+			var s = num(r.total, 0) + " per packet on the " +
+				"receiving cores (kernel " + num(r.kernel, 0) +
+				" + app " + num(r.app, 0) + ")";
 			if (t.budget)
 				s += "; budget " + num(t.budget.cycles_10g, 0) +
 					" at 10 GbE, " + num(t.budget.cycles_100g, 0) +
 					" at 100 GbE";
 			return s;
 		}, short: function (m) {
-			return kilo(m.thr.cycles_per_packet.receiver) + " cyc/pkt";
+			var r = m.thr.receive_cycles_per_packet;
+			return r ? kilo(r.total) + " cyc/pkt" : "cost: not measured";
 		} },
 		cycles_sys: { label: "all-CPU cycles", get: function (m) {
 			var t = m.thr;
 			if (!t || !t.cycles_per_packet)
 				return null;
 			return num(t.cycles_per_packet.system, 0) +
-				" per packet (whole machine, sender included)";
+				" per packet (whole machine, generator included)";
 		}, short: function (m) {
 			return "all " + kilo(m.thr.cycles_per_packet.system) + " cyc";
 		} },
@@ -172,7 +175,11 @@
 
 	function envName(env) {
 		var names = { veth: "veth pair, no NIC",
-			"veth-vm": "veth in a VM", nic: "a real NIC",
+			"veth-vm": "veth in a VM",
+			"veth-napi": "veth pair, receive work on the receiving core",
+			"veth-napi-vm": "veth in a VM, receive work on the " +
+				"receiving core",
+			nic: "a real NIC",
 			"vm-softroce": "Soft-RoCE in a VM" };
 		return names[env] || env;
 	}

@@ -26,6 +26,8 @@ def path_name: {socket: "kernel stack", xdp: "XDP", afxdp: "AF_XDP",
 def env_name: {
 	veth: "a veth pair between two network namespaces (no NIC)",
 	"veth-vm": "a veth pair between two network namespaces, in a VM (no NIC)",
+	"veth-napi": "a veth pair between two network namespaces (no NIC), its receive work in a NAPI thread on the receiving core",
+	"veth-napi-vm": "a veth pair between two network namespaces, in a VM (no NIC), its receive work in a NAPI thread on the receiving core",
 	nic: "a real NIC",
 	"vm-softroce": "Soft-RoCE (software RDMA) in a qemu VM"}[.] // .;
 def gpu_name: {sim: "the emulated GPU (device memory in host RAM)",

@@ -142,9 +142,10 @@ test_plots() {
 	expect "latency.svg: XDP drop has no samples, and says so" \
 		has_all "$d/latency.svg" "No latency samples" "XDP drop." \
 		"p99.9" "one-way"
-	expect "cpu.svg: both budgets and the receiver" \
+	expect "cpu.svg: both budgets, the receive parts, the system circle" \
 		has_all "$d/cpu.svg" "10 GbE: 174" "100 GbE: 17" \
-		"receiver process"
+		"kernel: NAPI thread" "app: receive loop" \
+		"generator included"
 
 	# Some paths only; one frame size.
 	d=$out/some

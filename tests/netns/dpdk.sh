@@ -61,7 +61,7 @@ for kind in af_packet af_xdp; do
 		'.received == 100000 and .lost == 0 and .bad == 0 and .duplicates == 0' \
 		"$f" '{received, lost, drops, bad}'
 	check "$kind paced: path dpdk, mode $kind, env veth" \
-		".path == \"dpdk\" and .mode == \"$kind\" and .env == \"veth\"" "$f"
+		".path == \"dpdk\" and .mode == \"$kind\" and .env == \"veth-napi\"" "$f"
 	check "$kind paced: the PMD counted what we parsed" \
 		'.dpdk.eth_stats.ipackets >= .received + .end_markers' "$f" '.dpdk.eth_stats'
 	check "$kind paced: the poll loop mostly found nothing (it spins)" \

@@ -1,17 +1,19 @@
-# cpu.gp - CPU cycles per packet by path, stacked user/system/softirq over
-# all CPUs, the receiver's own as a marker, against the line-rate budget.
+# cpu.gp - the receive cost per packet by path, stacked kernel (the link's
+# NAPI threads) and app (the receive loop's useful time) on the receiving
+# cores, the system-wide figure (generator included) as a marker, against
+# the line-rate budget.
 TERMINAL = ARG1
 OUTPUT = ARG2
 DATA = ARG3
 BAR_PLOT = 1
 load ARG0[1:strstrt(ARG0, "cpu.gp") - 1]."common.gp"
 
-set title "CPU cost per packet against the line-rate budget"
+set title "Receive cost per packet on the receiving cores, against the line-rate budget"
 set ylabel "CPU cycles per packet (TSC-equivalent, log scale)"
-set label 101 "Bars: all CPUs' time (/proc/stat) x TSC rate / packets " . \
-	"received; it includes pathlab-gen where it shares the machine, " . \
-	"and on veth the kernel's receive work.\n" . \
-	"Diamond: the receiver process alone. " . \
+set label 101 "Bars: the path's cost on the receiving cores = the link's " . \
+	"NAPI threads (kernel: driver, XDP, GRO, IP, UDP) + the receive " . \
+	"loop's useful time (app; no idle polling), x TSC rate / packets.\n" . \
+	"Circle: all CPUs' busy time, pathlab-gen included. " . \
 	"Budget: cycles per packet at line rate, (frame + 20 B) x 8 " . \
 	"bit-times at the TSC rate." \
 	at screen 0.01, screen 0.10 font ",12" textcolor rgb "#333333"
@@ -33,18 +35,16 @@ C = DATA."/cpu.dat"
 B = DATA."/budget.dat"
 set style textbox opaque noborder margins 2, 1
 plot C using 1:2:($1 - HW):($1 + HW):(BOTTOM):2 with boxxyerror \
-		fill pattern 3 lc rgb "#a8a8a8" title "user (all CPUs)", \
+		fill pattern 4 lc rgb "#333333" \
+		title "kernel: NAPI thread (receiving core)", \
 	C using 1:($3 > $2 ? $3 : NaN):($1 - HW):($1 + HW):2:3 \
-		with boxxyerror fill pattern 4 lc rgb "#333333" \
-		title "system (all CPUs)", \
-	C using 1:($4 > $3 ? $4 : NaN):($1 - HW):($1 + HW):3:4 \
-		with boxxyerror fill pattern 3 lc rgb "#333333" \
-		title "softirq (all CPUs)", \
-	C using 1:4:7 with labels center offset 0, 1.1 font ",13" notitle, \
-	C using 1:5 with points pt 13 ps 2.8 lc rgb "#ffffff" notitle, \
-	C using 1:5 with points pt 12 ps 2.4 lw 2.5 lc rgb "#000000" \
-		title "receiver process", \
-	C using 1:5:8 with labels boxed left offset 1.4, 0 font ",12" \
+		with boxxyerror fill pattern 3 lc rgb "#a8a8a8" \
+		title "app: receive loop, useful time", \
+	C using 1:3:6 with labels center offset 0, 1.1 font ",13" notitle, \
+	C using 1:4 with points pt 7 ps 2.2 lc rgb "#ffffff" notitle, \
+	C using 1:4 with points pt 6 ps 2.0 lw 2.5 lc rgb "#000000" \
+		title "all CPUs, generator included", \
+	C using 1:4:7 with labels boxed left offset 1.4, 0 font ",12" \
 		notitle, \
 	B using 1:3:($2 - $1):(0) with vectors nohead lw 3 dt 2 \
 		lc rgb "#D55E00" title "10 GbE budget", \

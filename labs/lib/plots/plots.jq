@@ -16,6 +16,8 @@ def path_short: {socket: "Kernel", verbs: "RDMA"}[.] // path_name;
 def path_colour: {socket: "#0072B2", xdp: "#E69F00", afxdp: "#009E73",
 	dpdk: "#CC79A7", verbs: "#D55E00"}[.] // "#444444";
 def env_name: {veth: "veth pair (no NIC)", "veth-vm": "veth in a VM",
+	"veth-napi": "veth pair, NAPI on the receiving core",
+	"veth-napi-vm": "veth in a VM, NAPI on the receiving core",
 	nic: "a real NIC", "vm-softroce": "Soft-RoCE in a VM"}[.] // .;
 def gpu_name: {sim: "emulated GPU", cuda: "CUDA GPU"}[.] // .;
 
@@ -71,11 +73,11 @@ def runs_of($w): [.runs[] | select(.workload == $w and (.received // 0) > 0)];
 # Bar positions: frame size clusters, one slot per series, a gap between.
 def bar_x($ns; $si; $n): $si * ($ns + 1) + $n;
 
-# System-wide cycles per packet split by kind (TSC-equivalent).
-def split_cycles:
-	(.budget.clock_hz // 0) as $hz | .received as $rx
-	| [.cpu.all_user_s, .cpu.all_sys_s, .cpu.all_softirq_s]
-	| map((. // 0) * $hz / $rx);
+# The receive cost on the receiving cores: [kernel, app] cycles per
+# packet (receive_cycles_per_packet); nulls for a run that predates it.
+def receive_cycles:
+	.receive_cycles_per_packet as $r
+	| if $r == null then [null, null] else [$r.kernel, $r.app] end;
 
 # Where and how the runs were made: one line for every footnote.
 def environment:
@@ -137,12 +139,13 @@ def vars:
 	     "RATE_MIN = \(($r | min // 1000) / 1000)",
 	     "RATE_MAX = \(($r | max // 1000) / 1000)"),
 	  "CPU_MIN = \([runs_of("throughput")[]
-		| (split_cycles | map(select(. > 0))[]),
-		  (.cycles_per_packet.receiver // empty),
+		| (receive_cycles | map(select(. != null and . > 0))[]),
+		  (.cycles_per_packet.system // empty),
 		  (.budget.cycles_100g // empty)]
 		| map(select(. > 0)) | (min // 1))",
 	  "CPU_MAX = \([runs_of("throughput")[]
-		| (split_cycles | add), (.cycles_per_packet.receiver // 0),
+		| (receive_cycles | map(. // 0) | add),
+		  (.cycles_per_packet.system // 0),
 		  (.budget.cycles_10g // 0)] | (max // 10))",
 	  "LAT_PANELS = \($lsz | length)",
 	  "array LAT_SIZE[\([($lsz | length), 1] | max)] = \(
@@ -198,7 +201,7 @@ def lat:
 	| (.run.latency_ns | lat_points | map("\(.[0]) \(.[1] / 1000)")
 		| join("\n")) + "\n\n";
 
-# cpu: x user_top sys_top softirq_top receiver series label
+# cpu: x kernel_top total_top system series total_label system_label
 def cpu:
 	series as $s | ($s | length) as $ns | sizes as $sz
 	| runs_of("throughput")[]
@@ -206,11 +209,12 @@ def cpu:
 	| ($s[] | select(.key == $k) | .n) as $n
 	| .frame_bytes as $f
 	| bar_x($ns; $sz | index($f); $n) as $x
-	| split_cycles as $c
-	| "\($x) \($c[0]) \($c[0] + $c[1]) \($c | add) "
-	+ "\(.cycles_per_packet.receiver // "NaN") \($n) "
-	+ (($c | add | short) | gq) + " "
-	+ ((.cycles_per_packet.receiver // null | short) | gq);
+	| receive_cycles as $c
+	| (if $c[0] == null then null else $c[0] + $c[1] end) as $t
+	| "\($x) \($c[0] // "NaN") \($t // "NaN") "
+	+ "\(.cycles_per_packet.system // "NaN") \($n) "
+	+ (($t | short) | gq) + " "
+	+ ((.cycles_per_packet.system // null | short) | gq);
 
 # budget: x_from x_to cycles_10g cycles_100g label10 label100, per size
 def budget:
