@@ -92,7 +92,8 @@ static int nl_recv(int fd, char *buf,
 			}
 			len = (int)h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 			if (len >= 0)
-				fn((const struct nlattr *)((char *)NLMSG_DATA(h) +
+				fn((const struct nlattr *)((char *)NLMSG_DATA(
+								   h) +
 							   GENL_HDRLEN),
 				   len, arg);
 		}
@@ -287,9 +288,8 @@ static uint64_t schedstat_ns(const char *path)
 {
 	char buf[128];
 
-	return read_small(path, buf, sizeof(buf)) > 0
-		       ? strtoull(buf, NULL, 10)
-		       : 0;
+	return read_small(path, buf, sizeof(buf)) > 0 ? strtoull(buf, NULL, 10)
+						      : 0;
 }
 
 uint64_t pl_task_run_ns(pid_t tid)

@@ -22,9 +22,9 @@
 
 /* One NAPI instance of a link. */
 struct pl_napi {
-	uint32_t id;  /* the kernel's NAPI id */
-	pid_t pid;    /* its thread; 0 when the instance is not threaded */
-	int irq;      /* its interrupt, or -1 (veth has none) */
+	uint32_t id;	 /* the kernel's NAPI id */
+	pid_t pid;	 /* its thread; 0 when the instance is not threaded */
+	int irq;	 /* its interrupt, or -1 (veth has none) */
 	uint64_t run_ns; /* the thread's schedstat run time, 0 without one */
 	int cpu;	 /* the CPU the thread last ran on, or -1 */
 };

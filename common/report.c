@@ -128,16 +128,16 @@ static void receive_figures(struct figures *f, const struct pl_rx_stats *s)
 		f->napi_threads++;
 		napi_ns += d->napi[i].run_ns;
 	}
-	f->kernel_source = d->napi_err		? "unavailable"
-			   : !d->napi_count	? "no_napi"
-			   : !f->napi_threads	? "napi_not_threaded"
-			   : d->napi_changed	? "napi_threads_changed"
-						: "napi_threads";
+	f->kernel_source = d->napi_err	      ? "unavailable"
+			   : !d->napi_count   ? "no_napi"
+			   : !f->napi_threads ? "napi_not_threaded"
+			   : d->napi_changed  ? "napi_threads_changed"
+					      : "napi_threads";
 	f->busy_share = turns ? (double)s->busy_tsc / (double)turns : 1;
 	f->rcv_kernel = per_pkt((double)napi_ns / 1e9 * f->hz, f->received);
-	f->rcv_app = per_pkt((double)s->loop_run_ns / 1e9 * f->busy_share *
-				     f->hz,
-			     f->received);
+	f->rcv_app =
+		per_pkt((double)s->loop_run_ns / 1e9 * f->busy_share * f->hz,
+			f->received);
 }
 
 /* Derive every figure of the report once. */
@@ -342,8 +342,8 @@ static void json_receive(struct pl_json *j, const struct pl_rx_stats *s,
 			 const struct figures *f)
 {
 	const struct pl_sysctr *d = &f->d;
-	unsigned i, ncpu = d->ncpus < PL_SYSCTR_CPUS ? d->ncpus
-						      : PL_SYSCTR_CPUS;
+	unsigned i,
+		ncpu = d->ncpus < PL_SYSCTR_CPUS ? d->ncpus : PL_SYSCTR_CPUS;
 
 	pl_json_obj(j, "receive_cycles_per_packet");
 	pl_json_dbl(j, "total", f->rcv_kernel + f->rcv_app);
@@ -351,9 +351,9 @@ static void json_receive(struct pl_json *j, const struct pl_rx_stats *s,
 	pl_json_dbl(j, "app", f->rcv_app);
 	pl_json_str(j, "kernel_source", f->kernel_source);
 	pl_json_str(j, "kernel_note", kernel_note(f));
-	pl_json_str(j, "app_source", s->busy_tsc + s->idle_tsc
-					     ? "loop_run_time_x_busy_share"
-					     : "loop_run_time");
+	pl_json_str(j, "app_source",
+		    s->busy_tsc + s->idle_tsc ? "loop_run_time_x_busy_share"
+					      : "loop_run_time");
 	pl_json_dbl(j, "app_busy_share", f->busy_share);
 	pl_json_u64(j, "loop_threads", s->loop_threads);
 	pl_json_dbl(j, "loop_run_s", (double)s->loop_run_ns / 1e9);
@@ -565,7 +565,8 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		(double)f.d.self_run_ns / 1e9, f.d.self_user_s, f.d.self_sys_s,
 		f.busy_s, f.d.all.softirq_s, f.d.all.steal_s);
 	fprintf(out,
-		"  receive   %.0f cycles/pkt on the receiving cores: kernel %.0f"
+		"  receive   %.0f cycles/pkt on the receiving cores: kernel "
+		"%.0f"
 		" (%s) + app %.0f (busy share %.2f)\n",
 		f.rcv_kernel + f.rcv_app, f.rcv_kernel, f.kernel_source,
 		f.rcv_app, f.busy_share);

@@ -37,8 +37,8 @@ struct pl_rx_opts {
 	int workload;	 /* index into pl_workloads[] */
 	bool quiet;
 	uint64_t extra_work_cycles; /* spun per datagram (calibration) */
-	unsigned trace;		/* PL_RX_OPT_TRACE: units to step through */
-	const char *trace_file; /* NULL: stderr */
+	unsigned trace;		    /* PL_RX_OPT_TRACE: units to step through */
+	const char *trace_file;	    /* NULL: stderr */
 };
 
 /* The macros keep one table row per pair of lines, as the tables do. */
