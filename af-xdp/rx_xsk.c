@@ -562,6 +562,8 @@ static int receive_and_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
 
 	for (q = 0; q < pl_rx_queues(&c->rx); q++)
 		w.queue_stats[q] = &rxq[q].stats;
+	/* Time the turns of the spinning loops (not poll(), not XDP alone) */
+	rx->run->polls = c->loop != LOOP_POLL && c->action == PL_XDP_REDIRECT;
 	err = pl_rx_measure(&c->rx, rx->run, &w);
 	if (err)
 		return err;

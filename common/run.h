@@ -25,6 +25,12 @@ struct pl_run {
 	unsigned idle_ms;  /* stop this long after the last packet; 0 = off */
 	unsigned frame_bytes_hint; /* for Gbit/s before the first packet */
 	bool quiet;		   /* no progress line */
+	/*
+	 * The loop spins on empty polls (DPDK, AF_XDP busy, verbs poll):
+	 * pl_run_done() then times each turn, busy or idle, so that the
+	 * receive cost counts only the turns that brought frames.
+	 */
+	bool polls;
 	const struct pl_rx_stats *stats; /* read (racily, for display) */
 	/*
 	 * Many queues: one stats per queue thread (stats is then unused),
@@ -68,10 +74,12 @@ int pl_run_ready(const char *path);
 /*
  * The test a receiver's loop makes once per burst: a stop, the count, or
  * the end markers of every flow seen (a sender's flows end together).
+ * A polling loop's turn is timed here (pl_stats_turn()).
  */
-static inline bool pl_run_done(const struct pl_run *r,
-			       const struct pl_rx_stats *s)
+static inline bool pl_run_done(const struct pl_run *r, struct pl_rx_stats *s)
 {
+	if (r->polls)
+		pl_stats_turn(s);
 	return r->stop || (s->end_markers && s->flows_ended >= s->flows_seen) ||
 	       (r->count && s->packets >= r->count);
 }

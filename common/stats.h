@@ -71,7 +71,8 @@ struct pl_rx_stats {
 	uint64_t loop_run_ns;
 	unsigned loop_threads;
 	uint64_t busy_tsc, idle_tsc;
-	uint64_t turn_tsc; /* the TSC at the end of the last turn */
+	uint64_t turn_tsc;    /* the TSC at the end of the last turn */
+	uint64_t turn_frames; /* frames seen by the end of the last turn */
 };
 
 /* Zero the stats; flows are allocated lazily. */
@@ -96,20 +97,23 @@ void pl_stats_extra_work(uint64_t cycles);
 uint64_t pl_stats_extra_work_cycles(void);
 
 /*
- * The end of one turn of a receive loop that got n packets (or frames, or
- * completions): the time since the last turn's end goes to busy when n is
- * not 0, else to idle. One rdtsc per turn; the first turn counts from the
+ * The end of one turn of a polling receive loop (pl_run_done() calls it
+ * when the loop polls): the time since the last turn's end goes to busy
+ * when the turn brought frames (good, bad, other or end markers), else to
+ * idle, an empty poll. One rdtsc per turn; the first turn counts from the
  * start of the loop (rx.c sets turn_tsc).
  */
-static inline void pl_stats_turn(struct pl_rx_stats *s, unsigned n)
+static inline void pl_stats_turn(struct pl_rx_stats *s)
 {
 	uint64_t now = pl_rdtsc();
+	uint64_t frames = s->packets + s->other + s->bad_total + s->end_markers;
 
-	if (n)
+	if (frames != s->turn_frames)
 		s->busy_tsc += now - s->turn_tsc;
 	else
 		s->idle_tsc += now - s->turn_tsc;
 	s->turn_tsc = now;
+	s->turn_frames = frames;
 }
 
 /* Account a frame the parser refused (bad) or passed over (other). */

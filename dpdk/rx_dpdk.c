@@ -702,6 +702,7 @@ static int receive_and_report(struct dpdk_rx *rx, const struct cfg *c)
 	for (q = 0; q < rx->nqueues; q++)
 		w.queue_stats[q] = rx->queues[q].stats;
 	ports_stats_reset(rx);
+	rx->run.polls = true; /* a poll-mode driver: time busy and idle turns */
 	err = pl_rx_measure(&c->rx, &rx->run, &w);
 	if (err)
 		return err;

@@ -422,6 +422,8 @@ static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c,
 	rx->ifname = r.ifname;
 	for (q = 0; q < rx->nqueues; q++)
 		w.queue_stats[q] = &rx[q].stats;
+	/* Time the turns of the loops that spin on ibv_poll_cq() */
+	rx->run->polls = c->cq != RX_CQ_EVENT || rx->gpu;
 	err = pl_rx_measure(&c->rx, rx->run, &w);
 	if (err)
 		return err;
