@@ -122,6 +122,7 @@ static void account(struct gen_result *res, const struct gen_msg *m, unsigned n,
 	}
 	if (sent < 0) {
 		res->errors++;
+		res->enobufs += sent == -ENOBUFS; /* in SndbufErrors too */
 		res->last_errno = -sent;
 	}
 }
@@ -352,6 +353,7 @@ static void sum_threads(struct gen_result *tot)
 		r = &threads[t].res;
 		tot->sent += r->sent;
 		tot->errors += r->errors;
+		tot->enobufs += r->enobufs;
 		tot->batches += r->batches;
 		tot->bad_sent += r->bad_sent;
 		tot->end_sent += r->end_sent;
@@ -437,13 +439,15 @@ static void write_json(FILE *f, const struct gen_cfg *c,
 	 * Losses on the sender's side after sendmmsg() reported success. A
 	 * device that drops a datagram on transmit (veth, its peer's NAPI
 	 * ring full) returns NET_XMIT_DROP, which UDP counts in SndbufErrors
-	 * too: the socket's own share is what the link does not explain, so
-	 * no datagram is attributed twice. counters has both raw counts.
+	 * too, as it does a send that returned ENOBUFS (sent again, so not
+	 * lost): the socket's own share is what those do not explain, so no
+	 * datagram is attributed twice. counters has both raw counts.
 	 */
 	pl_json_obj(&j, "drops");
 	pl_json_u64(&j, "tx_udp_sndbuf_errors",
-		    d.udp_sndbuf_errors > d.link_tx_dropped
-			    ? d.udp_sndbuf_errors - d.link_tx_dropped
+		    d.udp_sndbuf_errors > d.link_tx_dropped + r->enobufs
+			    ? d.udp_sndbuf_errors - d.link_tx_dropped -
+				      r->enobufs
 			    : 0);
 	pl_json_u64(&j, "tx_link_dropped", d.link_tx_dropped);
 	pl_json_end(&j);

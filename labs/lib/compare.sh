@@ -81,7 +81,9 @@ cmp_host_json() {
 # its receive work in NAPI threads on the receive core), and "-vm" under a
 # hypervisor.
 cmp_env_label() {
-	if grep -qw hypervisor /proc/cpuinfo; then echo veth-napi-vm; else echo veth-napi; fi
+	local l=veth
+	[ "$CMP_QUEUES" != 1 ] || l=veth-napi # topo.sh: one queue only
+	if grep -qw hypervisor /proc/cpuinfo; then echo "$l-vm"; else echo "$l"; fi
 }
 
 # Split a comma list into the array named by VAR.
@@ -200,10 +202,22 @@ cmp_check() {
 			return 2
 		fi
 	done
-	if [ "$CMP_EXPLICIT" = 1 ] && [ ${#CMP_PATHS[@]} -eq 0 ]; then
-		echo "pathlab: --paths is empty" >&2
-		return 2
+	if [ "$CMP_EXPLICIT" = 1 ]; then
+		[ ${#CMP_PATHS[@]} -gt 0 ] || { echo "pathlab: --paths is empty" >&2; return 2; }
+		return 0
 	fi
+	cmp_select_built
+}
+
+# Without --paths: select every path that is built (none on a fresh clone,
+# before build_ensure; cmp_usable selects again after it).
+cmp_select_built() {
+	local p
+	CMP_PATHS=()
+	for p in $(path_ids); do
+		path_built "$p" && CMP_PATHS+=("$p")
+	done
+	return 0
 }
 
 # Check that the selected paths can run; drop or refuse the ones that
@@ -211,11 +225,12 @@ cmp_check() {
 # the build, or a fresh clone would find none.
 cmp_usable() {
 	local p sel=()
-	if [ "$CMP_EXPLICIT" = 0 ]; then
-		CMP_PATHS=()
-		for p in $(path_ids); do
-			path_built "$p" && CMP_PATHS+=("$p")
-		done
+	if [ "$CMP_EXPLICIT" = 0 ] && [ ${#CMP_PATHS[@]} -eq 0 ]; then
+		# A fresh clone: nothing was built when the options were checked.
+		cmp_select_built
+		if ! hosts_lab; then
+			hosts__check_paths || return
+		fi
 	fi
 	for p in "${CMP_PATHS[@]}"; do
 		if ! path_built "$p"; then
