@@ -120,9 +120,16 @@ static void account(struct gen_result *res, const struct gen_msg *m, unsigned n,
 			res->sent++;
 		}
 	}
+	/*
+	 * A refused send (an error returned, or a short sendmmsg(): the next
+	 * message was refused, the error dropped) is sent again: not a loss.
+	 * UDP counts it in SndbufErrors when the socket was short of buffer
+	 * (ENOBUFS, or any error while it waited for space: an ICMP-refused
+	 * send at full speed), so write_json() takes these out of that count.
+	 */
+	res->enobufs += sent < 0 || (unsigned)sent < n;
 	if (sent < 0) {
 		res->errors++;
-		res->enobufs += sent == -ENOBUFS; /* in SndbufErrors too */
 		res->last_errno = -sent;
 	}
 }

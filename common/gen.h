@@ -55,7 +55,7 @@ static inline bool gen_flow_mine(const struct gen_cfg *c, unsigned f)
 /* What one sender thread sent; the generator's JSON sums the threads. */
 struct gen_result {
 	uint64_t sent, errors, batches, bad_sent, end_sent;
-	uint64_t enobufs; /* sends that returned ENOBUFS (sent again) */
+	uint64_t enobufs; /* refused or short sends (sent again) */
 	uint64_t bad[PL_REASON_MAX];
 	uint64_t seq[GEN_MAX_FLOWS];
 	uint64_t start_ns, end_ns;
