@@ -164,7 +164,8 @@ topo__share_acquire() {
 			echo "pathlab: warning: could not mount bpffs on $PL_BPFFS" >&2
 		fi
 	fi
-	: >"$PL_STATE/users/$prefix"
+	# The file also holds the lab's NAPI thread PIDs (topo__napi): keep them.
+	touch "$PL_STATE/users/$prefix"
 }
 
 # True if the bpffs holds nothing but what the kernel preloads in it.
@@ -236,9 +237,13 @@ topo__healthy() {
 		"$PL_RX_MAC" "$q" || return 1
 	topo__side_ok "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
 		"$PL_TX_MAC" "$q" || return 1
-	[ "$q" -gt 1 ] ||
-		[ "$(ip netns exec "$rx" cat "/sys/class/net/$PL_RX_IF/threaded" \
-			2>/dev/null)" = 1 ]
+	# One RX queue: its NAPI must be threaded (topo__napi). Q may be
+	# empty (any count), so ask the link itself.
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	ip netns exec "$rx" bash -c 'd=/sys/class/net/$1
+		set -- "$d"/queues/rx-*
+		[ $# -gt 1 ] || [ "$(cat "$d/threaded")" = 1 ]' \
+		healthy "$PL_RX_IF" 2>/dev/null
 }
 
 # Configure one side: NS IF ADDR PEER_ADDR PEER_MAC.
@@ -341,6 +346,16 @@ topo__napi() {
 		taskset -p -c $(((cpu + i) % ncpu)) "$pid" >/dev/null || return 1
 		i=$((i + 1))
 	done
+	printf '%s\n' "${pids[@]}" >"$PL_STATE/users/$(topo_prefix)"
+}
+
+# Print the PIDs of this lab's NAPI threads (none with many queues), one
+# per line: what a benchmark charges to the receive core besides the
+# receiver.
+topo_napi_pids() {
+	local prefix
+	prefix=$(topo_prefix) || return 1
+	cat "$PL_STATE/users/$prefix" 2>/dev/null || true
 }
 
 # Build the topology from nothing: namespaces TX and RX, Q queues.
