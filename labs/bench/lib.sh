@@ -431,6 +431,9 @@ bench_pair() {
 	bench_cpu_snap b
 	r2=$(bench_pid_cpu_s "$BENCH_RX_PID")
 	n2=$(bench_napi_cpu_s)
+	# A receiver that ended before this reading took its CPU time with it:
+	# no receive-core figure for this trial (-1), rather than a wrong one.
+	bench_alive "$BENCH_RX_PID" || r2=-1
 	"${tool}_rx_stop" "$dir" || { bench_warn "$tool: receiver failed (see $dir)"; return 1; }
 	bench_cpu_snap p2
 	sleep "$BENCH_IDLE_CHECK_S"
@@ -457,10 +460,10 @@ bench_pair() {
 		-v st="$steal" -v w="$wall" -v hz="$BENCH_TSC_HZ" -v tb="$tbusy" \
 		-v tw="$twall" -v lp="$BENCH_WIN_PKTS" -v bg="$bg" \
 		-v rc="$(awk -v a="$r1" -v b="$r2" -v c="$n1" -v d="$n2" \
-			'BEGIN { print (b - a) + (d - c) }')" 'BEGIN {
+			'BEGIN { print b < 0 ? -1 : (b - a) + (d - c) }')" 'BEGIN {
 		pps = t > 0 ? r / t : 0
 		cpp = r > 0 ? bu * hz / r : 0
-		rcpp = r > 0 ? rc * hz / r : 0
+		rcpp = r > 0 && rc >= 0 ? rc * hz / r : -1
 		printf "%d %s %.4f %.1f %.4f %.4f %.4f %.1f %.4f %.4f %d %.3f %.1f\n",
 			r, s, t, pps, bu, st, w, cpp, tb, tw, lp, bg, rcpp
 	}')
@@ -490,7 +493,7 @@ bench_summary() {
 	# shellcheck disable=SC2046
 	wall=$(bench_stats $(awk '{ print $7 }' "$f"))
 	# shellcheck disable=SC2046
-	rcpp=$(bench_stats $(awk '{ print $13 }' "$f"))
+	rcpp=$(bench_stats $(awk '$13 >= 0 { print $13 }' "$f"))
 	n=$(wc -l <"$f")
 	bad=$(awk -v w="$BENCH_BG_WARN" '$12 > w { k++ } END { print k + 0 }' "$f")
 	echo "$pps $cpp ${steal%% *} ${wall%% *} $n $bad $rcpp"
@@ -518,9 +521,9 @@ bench_table() {
 		print ""
 		print "receive core: the lab NAPI threads + the receiver process, x TSC / received"
 		printf "%-24s %10s  %-17s\n", "", "cycles/pkt", "  min - max"
-		printf "%-24s %10.0f  %-17s\n", la, a[11], sprintf("  %.0f - %.0f", a[12], a[13])
-		printf "%-24s %10.0f  %-17s\n", lb, b[11], sprintf("  %.0f - %.0f", b[12], b[13])
-		printf "%-24s %10.2f  %s  ranges overlap? %s\n", "ratio " la "/" lb,
+		rc(la, a); rc(lb, b)
+		if (a[11] == "-" || b[11] == "-") print "ratio: not measured for both"
+		else printf "%-24s %10.2f  %s  ranges overlap? %s\n", "ratio " la "/" lb,
 			(b[11] > 0 ? a[11] / b[11] : 0), "(<1: " la " cheaper)",
 			ov(a[12], a[13], b[12], b[13])
 		if (a[10] + b[10] > 0)
@@ -531,6 +534,10 @@ bench_table() {
 		if (v[9] == 0) { printf "%-24s %3d  (no successful trials)\n", l, 0; return }
 		printf row, l, v[9], v[1] / 1000, sprintf("  %.1f - %.1f", v[2] / 1000, v[3] / 1000),
 			v[4], sprintf("  %.0f - %.0f", v[5], v[6]), v[7], v[8]
+	}
+	function rc(l, v) {
+		if (v[11] == "-") { printf "%-24s %10s  (the receiver ended before its CPU time was read)\n", l, "-"; return }
+		printf "%-24s %10.0f  %-17s\n", l, v[11], sprintf("  %.0f - %.0f", v[12], v[13])
 	}
 	function ov(lo1, hi1, lo2, hi2) { return (lo1 <= hi2 && lo2 <= hi1) ? "yes" : "no" }'
 }

@@ -72,9 +72,16 @@ cmp_host_json() {
 	jq -n --arg hostname "$(uname -n)" --arg kernel "$(uname -r)" \
 		--arg cpu "${cpu:-unknown}" --argjson cpus "$(nproc)" \
 		--arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
+		--argjson load "$(cmp_loadavg)" \
 		'{hostname: $hostname, kernel: $kernel, cpu_model: $cpu,
 		  cpus: $cpus, date: $date, virtualization: $virt,
-		  tsc_hz: null}'
+		  tsc_hz: null, loadavg_start: $load}'
+}
+
+# Print the 1-minute load average (runnable tasks, machine-wide): other
+# work on a shared machine shows up in every figure, so results say it.
+cmp_loadavg() {
+	awk '{ print $1 + 0 }' /proc/loadavg
 }
 
 # Print the env label of the runs: the link ("veth-napi": the lab's veth,
@@ -265,7 +272,8 @@ cmp_assemble() {
 	local runs=("$@")
 	jq -n --slurpfile host "$CMP_OUT/raw/host.json" \
 		'{pathlab: 1, host: $host[0], runs: [inputs]}
-		| .host.tsc_hz = ([.runs[].budget.clock_hz // empty][0] // null)' \
+		| .host.tsc_hz = ([.runs[].budget.clock_hz // empty][0] // null)
+		| .host.loadavg_end = $end' --argjson end "$(cmp_loadavg)" \
 		"${runs[@]}" >"$CMP_OUT/results.json"
 }
 

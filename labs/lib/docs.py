@@ -11,6 +11,7 @@ generated block keep the Markdown tied to them:
   <!-- results: path ID SIZE -->     one path's rows (slides/tools/results.jq)
   <!-- results: label [ID] -->       where, when and how the run was made
   <!-- results: budget -->           the cycle budget per frame size
+  <!-- results: choose SIZE -->      what each path gives up, measured
   ...generated Markdown...
   <!-- /results -->
 
@@ -23,6 +24,9 @@ generated block keep the Markdown tied to them:
   docs.py numbers [FILE...]            list figure-like numbers found in
                                        no results file and not in
                                        docs/results/constants.txt; exit 1
+  docs.py refresh RUN_DIR              make RUN_DIR (a compare --out) the
+                                       checked-in run: its results.json,
+                                       plots, README images, then render
 
 A "figure-like" number is one with a decimal point, or a whole number of
 100 or more that is neither a multiple of 100 nor a power of two (those are
@@ -86,6 +90,9 @@ def render_results(words):
                    words[1] if len(words) == 2 else "", "-f", tools])
     if kind == "budget" and len(words) == 1:
         return jq(["--arg", "what", "budget", "-f", tools])
+    if kind == "choose" and len(words) == 2 and words[1].isdigit():
+        return jq(["--arg", "what", "choose", "--argjson", "size", words[1],
+                   "-f", tools])
     die("unknown block 'results: %s'" % " ".join(words))
 
 
@@ -132,7 +139,7 @@ def variants(x, out):
     for scale in (1, 1e-3, 1e-6, 1e-9, 100):
         y = x * scale
         for d in range(4):
-            out.add(("%.*f" % (d, y)).rstrip("0").rstrip(".") or "0")
+            out.add(norm("%.*f" % (d, y)))
 
 
 def known_numbers():
@@ -218,6 +225,42 @@ def numbers(files):
     return 1 if bad else 0
 
 
+def refresh(run_dir):
+    """RUN_DIR's results become the documents' (plots and images too)."""
+    import shutil
+    import tempfile
+    src = os.path.join(run_dir, "results.json")
+    if not os.path.isfile(src):
+        die("no results.json in %s" % run_dir)
+    with open(src) as f:
+        if not json.load(f).get("runs"):
+            die("%s has no runs" % src)
+    lib = os.path.join(ROOT, "labs", "lib")
+    slides_results = os.path.dirname(RESULTS)
+    shutil.copyfile(src, RESULTS)
+    subprocess.run(["bash", os.path.join(lib, "plots.sh"), "plots", RESULTS,
+                    slides_results], check=True)
+    img = os.path.join(ROOT, "docs", "img")
+    shutil.copyfile(os.path.join(slides_results, "cpu.png"),
+                    os.path.join(img, "compare-cpu.png"))
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chrome:
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(["bash", os.path.join(lib, "plots.sh"), "figure",
+                            RESULTS, tmp], check=True)
+            subprocess.run(
+                ["timeout", "90", chrome, "--headless", "--no-sandbox",
+                 "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--user-data-dir=" + os.path.join(tmp, "profile"),
+                 "--virtual-time-budget=5000", "--window-size=1280,800",
+                 "--screenshot=" + os.path.join(img, "figure.png"),
+                 "file://" + tmp + "/index.html#path=dpdk&step=7&gpu=1"],
+                check=True, capture_output=True)
+    else:
+        print("docs: no chromium: docs/img/figure.png left as it was")
+    return render(False, [])
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip())
@@ -228,7 +271,9 @@ def main(argv):
         return render(check, [a for a in rest if a != "--check"])
     if cmd == "numbers":
         return numbers(rest)
-    die("unknown command '%s' (render, numbers)" % cmd)
+    if cmd == "refresh" and len(rest) == 1:
+        return refresh(rest[0])
+    die("unknown command '%s' (render, numbers, refresh DIR)" % cmd)
 
 
 if __name__ == "__main__":
