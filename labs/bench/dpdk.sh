@@ -18,7 +18,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-BUILD=${MESON_BUILD_ROOT:-$REPO/build}
+BUILD=${MESON_BUILD_ROOT:-${PATHLAB_BUILD:-$REPO/build}}
 . "$REPO/labs/lib/topo.sh"
 
 VDEV=af_xdp
