@@ -138,7 +138,9 @@ int gx_consume(const struct gx_region *reg, unsigned nreg,
 	 * all of [d[i].addr, d[i].addr + d[i].len) (-EFAULT when none
 	 * does: a real GPU would fault), and run gx_check() on the bytes
 	 * through the region's view: view + (addr - dev). Never read the
-	 * address itself: it is device memory, and the CPU cannot.
+	 * address itself: it is device memory, and the CPU has no ordinary
+	 * pointer to it (only a mapping made for it: GDRCopy,
+	 * rte_gpu_mem_cpu_map()).
 	 */
 	(void)gx_check;
 	return 0;
