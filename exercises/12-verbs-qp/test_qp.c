@@ -47,18 +47,22 @@ static void connect_both(void)
 /* RESET -> INIT -> RTR -> RTS, with what the connection needs. */
 static int rc_connect(void)
 {
+	struct vm_qp_attr a, b;
+
 	setup();
 	connect_both();
 	GR_STOP_IF_FAILED();
-	GR_EQ_U(qa.attr.qp_state, VM_QPS_RTS);
-	GR_EQ_U(qb.attr.qp_state, VM_QPS_RTS);
-	GR_EQ_U(qa.attr.dest_qp_num, qb.qp_num);
-	GR_EQ_U(qa.attr.dlid, nb.lid);
-	GR_EQ_U(qa.attr.sq_psn, 100);
-	GR_EQ_U(qa.attr.rq_psn, 500);
-	GR_EQ_U(qb.attr.rq_psn, 100);
-	GR_EQ_U(qa.attr.path_mtu, VM_MTU_4096);
-	GR_CHECK(qb.attr.qp_access_flags & VM_ACCESS_REMOTE_WRITE,
+	vm_query_qp(&qa, &a);
+	vm_query_qp(&qb, &b);
+	GR_EQ_U(a.qp_state, VM_QPS_RTS);
+	GR_EQ_U(b.qp_state, VM_QPS_RTS);
+	GR_EQ_U(a.dest_qp_num, qb.qp_num);
+	GR_EQ_U(a.dlid, nb.lid);
+	GR_EQ_U(a.sq_psn, 100);
+	GR_EQ_U(a.rq_psn, 500);
+	GR_EQ_U(b.rq_psn, 100);
+	GR_EQ_U(a.path_mtu, VM_MTU_4096);
+	GR_CHECK(b.qp_access_flags & VM_ACCESS_REMOTE_WRITE,
 		 "the peer may not RDMA-write into this QP's memory");
 	/* A QP already connected cannot take RESET -> INIT again. */
 	GR_EQ_U(qx_rc_connect(&qa, &(struct qx_peer){ nb.lid, qb.qp_num, 1 },
@@ -70,17 +74,21 @@ static int rc_connect(void)
 /* The path MTU is the port's, not a constant. */
 static int rc_mtu(void)
 {
+	struct vm_qp_attr a;
+
 	setup();
 	na.active_mtu = nb.active_mtu = VM_MTU_1024;
 	connect_both();
 	GR_STOP_IF_FAILED();
-	GR_EQ_U(qa.attr.path_mtu, VM_MTU_1024);
+	GR_EQ_U(vm_query_qp(&qa, &a), 0);
+	GR_EQ_U(a.path_mtu, VM_MTU_1024);
 	return gr_verdict();
 }
 
 /* A UD QP: a Q_Key, no remote QP, no PSN to expect. */
 static int ud_ready(void)
 {
+	struct vm_qp_attr a;
 	struct vm_qp u;
 	int r;
 
@@ -88,9 +96,10 @@ static int ud_ready(void)
 	vm_create_qp(&na, &u, VM_QPT_UD, &a_scq, &a_rcq);
 	r = qx_ud_ready(&u, 0x11111111, 42);
 	GR_CHECK(r == 0, "qx_ud_ready() returned %d", r);
-	GR_EQ_U(u.attr.qp_state, VM_QPS_RTS);
-	GR_EQ_U(u.attr.qkey, 0x11111111);
-	GR_EQ_U(u.attr.sq_psn, 42);
+	vm_query_qp(&u, &a);
+	GR_EQ_U(a.qp_state, VM_QPS_RTS);
+	GR_EQ_U(a.qkey, 0x11111111);
+	GR_EQ_U(a.sq_psn, 42);
 	return gr_verdict();
 }
 
@@ -158,6 +167,8 @@ static int write_imm(void)
 /* A write outside the local MR never reaches the device. */
 static int write_bounds(void)
 {
+	struct vm_qp_attr a;
+
 	setup();
 	connect_both();
 	GR_STOP_IF_FAILED();
@@ -168,7 +179,8 @@ static int write_bounds(void)
 			     mr_b->rkey, 1, 1),
 		-EINVAL);
 	GR_EQ_U(a_scq.count, 0);
-	GR_EQ_U(qa.attr.qp_state, VM_QPS_RTS);
+	GR_CHECK(vm_query_qp(&qa, &a) == 0 && a.qp_state == VM_QPS_RTS,
+		 "a refused write broke the QP");
 	/* Before RTS the device refuses to send: the error comes back. */
 	setup();
 	GR_EQ_U(qx_write_imm(&qa, mr_a, 0, 10, (uintptr_t)buf_b, mr_b->rkey, 1,

@@ -7,6 +7,33 @@
 
 #define PSN_MASK 0xffffffu
 
+/*
+ * The device's own record of each QP: the rules go by it. The attr of
+ * struct vm_qp is the application's copy (what ibv_query_qp() would
+ * fill in): writing it changes nothing on the device.
+ */
+struct dev_qp {
+	const struct vm_qp *qp;
+	struct vm_qp_attr attr;
+	uint32_t next_psn;   /* of the next packet sent */
+	uint32_t expect_psn; /* of the next packet received */
+};
+
+static struct dev_qp devs[32], no_qp;
+static unsigned ndevs;
+
+/* The device's record of qp (a QP it never created: one in RESET). */
+static struct dev_qp *dev(const struct vm_qp *qp)
+{
+	unsigned i;
+
+	for (i = 0; i < ndevs; i++)
+		if (devs[i].qp == qp)
+			return &devs[i];
+	memset(&no_qp, 0, sizeof(no_qp));
+	return &no_qp;
+}
+
 /* What a step needs in its mask, and what it may have besides. */
 struct step {
 	enum vm_qp_state from, to;
@@ -43,6 +70,8 @@ void vm_link(struct vm_node *a, struct vm_node *b)
 void vm_create_qp(struct vm_node *n, struct vm_qp *qp, enum vm_qp_type type,
 		  struct vm_cq *send_cq, struct vm_cq *recv_cq)
 {
+	struct dev_qp *d;
+
 	memset(qp, 0, sizeof(*qp));
 	qp->node = n;
 	qp->type = type;
@@ -51,6 +80,17 @@ void vm_create_qp(struct vm_node *n, struct vm_qp *qp, enum vm_qp_type type,
 	qp->recv_cq = recv_cq;
 	if (n->nqp < sizeof(n->qps) / sizeof(n->qps[0]))
 		n->qps[n->nqp++] = qp;
+	d = dev(qp);
+	if (d == &no_qp && ndevs < sizeof(devs) / sizeof(devs[0]))
+		d = &devs[ndevs++];
+	memset(d, 0, sizeof(*d));
+	d->qp = qp;
+}
+
+int vm_query_qp(const struct vm_qp *qp, struct vm_qp_attr *attr)
+{
+	*attr = dev(qp)->attr;
+	return 0;
 }
 
 struct vm_mr *vm_reg_mr(struct vm_node *n, void *addr, size_t len,
@@ -83,6 +123,7 @@ static void qp_error(struct vm_qp *qp)
 			    .opcode = VM_WC_RECV,
 			    .qp_num = qp->qp_num };
 
+	dev(qp)->attr.qp_state = VM_QPS_ERR;
 	qp->attr.qp_state = VM_QPS_ERR;
 	for (; qp->rq_count; qp->rq_count--) {
 		wc.wr_id = qp->rq[qp->rq_head].wr_id;
@@ -127,7 +168,8 @@ int vm_modify_qp(struct vm_qp *qp, const struct vm_qp_attr *a, int mask)
 		return 0;
 	}
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		if (steps[i].from != qp->attr.qp_state || steps[i].to != to)
+		if (steps[i].from != dev(qp)->attr.qp_state ||
+		    steps[i].to != to)
 			continue;
 		need = qp->type == VM_QPT_RC ? steps[i].rc_need
 					     : steps[i].ud_need;
@@ -138,36 +180,40 @@ int vm_modify_qp(struct vm_qp *qp, const struct vm_qp_attr *a, int mask)
 			return EINVAL;
 		/* Take the attributes of the mask, and the new state. */
 		if (mask & VM_QP_PKEY_INDEX)
-			qp->attr.pkey_index = a->pkey_index;
+			dev(qp)->attr.pkey_index = a->pkey_index;
 		if (mask & VM_QP_PORT)
-			qp->attr.port_num = a->port_num;
+			dev(qp)->attr.port_num = a->port_num;
 		if (mask & VM_QP_ACCESS_FLAGS)
-			qp->attr.qp_access_flags = a->qp_access_flags;
+			dev(qp)->attr.qp_access_flags = a->qp_access_flags;
 		if (mask & VM_QP_QKEY)
-			qp->attr.qkey = a->qkey;
+			dev(qp)->attr.qkey = a->qkey;
 		if (mask & VM_QP_AV)
-			qp->attr.dlid = a->dlid;
+			dev(qp)->attr.dlid = a->dlid;
 		if (mask & VM_QP_PATH_MTU)
-			qp->attr.path_mtu = a->path_mtu;
+			dev(qp)->attr.path_mtu = a->path_mtu;
 		if (mask & VM_QP_DEST_QPN)
-			qp->attr.dest_qp_num = a->dest_qp_num;
+			dev(qp)->attr.dest_qp_num = a->dest_qp_num;
 		if (mask & VM_QP_RQ_PSN)
-			qp->expect_psn = qp->attr.rq_psn = a->rq_psn & PSN_MASK;
+			dev(qp)->expect_psn = dev(qp)->attr.rq_psn =
+				a->rq_psn & PSN_MASK;
 		if (mask & VM_QP_SQ_PSN)
-			qp->next_psn = qp->attr.sq_psn = a->sq_psn & PSN_MASK;
+			dev(qp)->next_psn = dev(qp)->attr.sq_psn =
+				a->sq_psn & PSN_MASK;
 		if (mask & VM_QP_TIMEOUT)
-			qp->attr.timeout = a->timeout;
+			dev(qp)->attr.timeout = a->timeout;
 		if (mask & VM_QP_RETRY_CNT)
-			qp->attr.retry_cnt = a->retry_cnt;
+			dev(qp)->attr.retry_cnt = a->retry_cnt;
 		if (mask & VM_QP_RNR_RETRY)
-			qp->attr.rnr_retry = a->rnr_retry;
+			dev(qp)->attr.rnr_retry = a->rnr_retry;
 		if (mask & VM_QP_MAX_QP_RD_ATOMIC)
-			qp->attr.max_rd_atomic = a->max_rd_atomic;
+			dev(qp)->attr.max_rd_atomic = a->max_rd_atomic;
 		if (mask & VM_QP_MAX_DEST_RD_ATOMIC)
-			qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+			dev(qp)->attr.max_dest_rd_atomic =
+				a->max_dest_rd_atomic;
 		if (mask & VM_QP_MIN_RNR_TIMER)
-			qp->attr.min_rnr_timer = a->min_rnr_timer;
-		qp->attr.qp_state = to;
+			dev(qp)->attr.min_rnr_timer = a->min_rnr_timer;
+		dev(qp)->attr.qp_state = to;
+		qp->attr = dev(qp)->attr;
 		return 0;
 	}
 	return EINVAL; /* not a step of RESET -> INIT -> RTR -> RTS */
@@ -197,8 +243,8 @@ int vm_post_recv(struct vm_qp *qp, const struct vm_recv_wr *wr)
 {
 	const struct vm_sge *s = wr->sg_list;
 
-	if (qp->attr.qp_state == VM_QPS_RESET ||
-	    qp->attr.qp_state == VM_QPS_ERR || wr->num_sge != 1 || !s)
+	if (dev(qp)->attr.qp_state == VM_QPS_RESET ||
+	    dev(qp)->attr.qp_state == VM_QPS_ERR || wr->num_sge != 1 || !s)
 		return EINVAL;
 	if (!mr_find(qp->node, s->addr, s->length, s->lkey, 0))
 		return EINVAL;
@@ -219,11 +265,12 @@ static struct vm_qp *responder(const struct vm_qp *qp)
 	for (i = 0; i < p->nqp; i++) {
 		struct vm_qp *r = p->qps[i];
 
-		if (r->qp_num == qp->attr.dest_qp_num && r->type == VM_QPT_RC &&
-		    r->attr.qp_state >= VM_QPS_RTR &&
-		    r->attr.qp_state != VM_QPS_ERR &&
-		    r->attr.dest_qp_num == qp->qp_num &&
-		    r->expect_psn == qp->next_psn)
+		if (r->qp_num == dev(qp)->attr.dest_qp_num &&
+		    r->type == VM_QPT_RC &&
+		    dev(r)->attr.qp_state >= VM_QPS_RTR &&
+		    dev(r)->attr.qp_state != VM_QPS_ERR &&
+		    dev(r)->attr.dest_qp_num == qp->qp_num &&
+		    dev(r)->expect_psn == dev(qp)->next_psn)
 			return r;
 	}
 	return NULL;
@@ -249,7 +296,7 @@ static enum vm_wc_status execute(struct vm_qp *qp, const struct vm_send_wr *wr,
 	if (wr->opcode != VM_WR_SEND) {
 		rmr = mr_find(r->node, wr->remote_addr, s->length, wr->rkey, 1);
 		if (!rmr || !(rmr->access & VM_ACCESS_REMOTE_WRITE) ||
-		    !(r->attr.qp_access_flags & VM_ACCESS_REMOTE_WRITE))
+		    !(dev(r)->attr.qp_access_flags & VM_ACCESS_REMOTE_WRITE))
 			return VM_WC_REM_ACCESS_ERR;
 	}
 	if (wr->opcode != VM_WR_RDMA_WRITE) {
@@ -268,10 +315,10 @@ static enum vm_wc_status execute(struct vm_qp *qp, const struct vm_send_wr *wr,
 	if (rmr)
 		memcpy((void *)(uintptr_t)wr->remote_addr,
 		       (const void *)(uintptr_t)s->addr, s->length);
-	mtu = 128u << qp->attr.path_mtu;
+	mtu = 128u << dev(qp)->attr.path_mtu;
 	pkts = s->length ? (s->length + mtu - 1) / mtu : 1;
-	qp->next_psn = (qp->next_psn + pkts) & PSN_MASK;
-	r->expect_psn = (r->expect_psn + pkts) & PSN_MASK;
+	dev(qp)->next_psn = (dev(qp)->next_psn + pkts) & PSN_MASK;
+	dev(r)->expect_psn = (dev(r)->expect_psn + pkts) & PSN_MASK;
 	if (wr->opcode != VM_WR_RDMA_WRITE) {
 		rwc.status = VM_WC_SUCCESS;
 		rwc.opcode = wr->opcode == VM_WR_SEND
@@ -290,7 +337,7 @@ int vm_post_send(struct vm_qp *qp, const struct vm_send_wr *wr)
 	struct vm_wc wc = { .wr_id = wr->wr_id, .qp_num = qp->qp_num };
 	uint32_t len;
 
-	if (qp->attr.qp_state != VM_QPS_RTS)
+	if (dev(qp)->attr.qp_state != VM_QPS_RTS)
 		return EINVAL;
 	wc.status = execute(qp, wr, &len);
 	wc.opcode = wr->opcode == VM_WR_SEND ? VM_WC_SEND : VM_WC_RDMA_WRITE;

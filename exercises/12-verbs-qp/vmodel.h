@@ -171,6 +171,8 @@ void vm_create_qp(struct vm_node *n, struct vm_qp *qp, enum vm_qp_type type,
 struct vm_mr *vm_reg_mr(struct vm_node *n, void *addr, size_t len,
 			unsigned access);
 
+/* ibv_query_qp(): the attributes the device holds for qp. */
+int vm_query_qp(const struct vm_qp *qp, struct vm_qp_attr *attr);
 /* ibv_modify_qp(): 0, or EINVAL for a wrong step, mask or value. */
 int vm_modify_qp(struct vm_qp *qp, const struct vm_qp_attr *attr, int mask);
 /* ibv_post_recv() of one WR: 0, EINVAL (state, lkey, bounds), ENOMEM. */
