@@ -27,16 +27,23 @@ struct dm_mbuf {
 	uint8_t in_use; /* out of the pool */
 };
 
+/*
+ * The port's memory: its mbufs and its pool. Its RX ring and its counters
+ * are the device's, kept in dmodel.c: read them with dm_read_counters().
+ */
 struct dm_port {
 	struct dm_mbuf mbufs[DM_MAX_MBUFS];
 	struct dm_mbuf *free[DM_MAX_MBUFS]; /* the pool: a stack */
 	unsigned nfree, n;
-	struct dm_mbuf *rxring[1024];
-	unsigned nb_rxd, rx_filled; /* descriptors, how many hold an mbuf */
 	unsigned tx_room; /* what the next tx_burst accepts (the test sets) */
+};
+
+/* What the port counted (its xstats), and what its pool lent out. */
+struct dm_counters {
 	uint64_t rx_packets, rx_nombuf, imissed, tx_packets, double_free;
-	uint64_t offered; /* packets the wire brought (the test sets) */
-	unsigned seed;
+	uint64_t offered;   /* packets the wire brought */
+	uint64_t in_use;    /* mbufs out of the pool (the RX ring's too) */
+	unsigned rx_filled; /* RX descriptors holding an mbuf */
 };
 
 /* A port with nb_rxd descriptors and a pool of n mbufs (RX ring filled). */
@@ -47,6 +54,8 @@ void dm_wire(struct dm_port *p, unsigned k);
 uint16_t dm_rx_burst(struct dm_port *p, struct dm_mbuf **bufs, uint16_t n);
 /* rte_eth_tx_burst(): how many of bufs[0..n) the port took (and frees). */
 uint16_t dm_tx_burst(struct dm_port *p, struct dm_mbuf **bufs, uint16_t n);
+/* The counters of the port last initialised. */
+void dm_read_counters(struct dm_counters *c);
 /* rte_pktmbuf_free(). */
 void dm_free(struct dm_port *p, struct dm_mbuf *m);
 /* Is this a packet to forward (a valid pathlab datagram, say)? */
