@@ -61,7 +61,11 @@ meta__cheat() {
 	src=$(find "$PATHLAB_ROOT/exercises/solutions/cheats/$kind/$ex" \
 		-name '*.c' 2>/dev/null | head -1)
 	if [ -z "$src" ]; then
-		echo "  cheat '$kind': none (no C code of the student's runs in the grader, or no reference in its link)"
+		# 04, 06, 07, 08: the functions they are modelled on are static
+		# in their receivers, which no test links; 12 to 14: the device
+		# is a model, no reference; 05, 11, 15: nothing of the student's
+		# runs in the grader's process.
+		echo "  cheat '$kind': none (nothing to call: no reference is in the test's link, or no student code runs in it)"
 		return
 	fi
 	# Compile it as the student file is compiled: it must not.
