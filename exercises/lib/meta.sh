@@ -33,7 +33,7 @@ fi
 work=$PATHLAB_BUILD/grade/meta
 rm -rf "$work"
 mkdir -p "$work"
-bad=0 ok=0 skipped=0 t0=$SECONDS
+bad=0 ok=0 skipped=0 cheats=0 t0=$SECONDS
 
 # Grade cheat $2 (ref or exit) of exercise $1: no case may pass on it. A
 # cheat the build has no test for must not compile (a poisoned reference).
@@ -52,7 +52,7 @@ meta__cheat() {
 			skipped=$((skipped + 1))
 			echo "  cheat '$kind': skipped: $(grep -m1 '^SKIP ' "$res" | cut -d' ' -f4- | cut -c1-80)"
 		else
-			ok=$((ok + 1))
+			cheats=$((cheats + 1))
 			echo "  cheat '$kind': fails all $n cases:" \
 				"$(head -1 "$res" | cut -d' ' -f4- | cut -c1-70)"
 		fi
@@ -84,7 +84,7 @@ meta__cheat() {
 		bad=$((bad + 1))
 		echo "  BUG: cheat '$kind' compiles: the reference is reachable"
 	else
-		ok=$((ok + 1))
+		cheats=$((cheats + 1))
 		echo "  cheat '$kind': does not compile: $(grep -m1 error "$res.log" | sed 's/.*error: //' | cut -c1-70)"
 	fi
 }
@@ -129,7 +129,8 @@ for sol in "${sols[@]}"; do
 	echo "  ($ex: $((SECONDS - t1)) s)"
 done
 echo "meta-test: ${#sols[@]} exercises; $ok cases pass on the solution" \
-	"and fail on the skeleton, $skipped skipped, $bad wrong;" \
+	"and fail on the skeleton; $cheats cheats pass no case;" \
+	"$skipped skipped, $bad wrong;" \
 	"$((SECONDS - t0)) s"
 echo "outputs: $work/"
 [ "$bad" -eq 0 ]
