@@ -32,7 +32,9 @@ command -v jq >/dev/null || {
 }
 
 # The run file answer $1 names: as given, from the repository, or from
-# the answers file's folder; the run object itself on stdout.
+# the answers file's folder. A receiver's --json output is one run; of a
+# results.json (pathlab compare), the first run that passes jq test $2,
+# else its first run. The run object on stdout.
 run_of() {
 	local f raw
 	raw=$(sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\([^#[:space:]]*\).*/\1/p" \
@@ -40,18 +42,27 @@ run_of() {
 	[ -n "$raw" ] || return 1
 	for f in "$raw" "$REPO/$raw" "$(dirname "$ANSWERS")/$raw"; do
 		[ -f "$f" ] || continue
-		jq -e 'if has("runs") then .runs[0] else . end
-		       | select(.tool != null and .path != null)' "$f" 2>/dev/null
+		jq -e "if has(\"runs\") then ([.runs[] | select($2)][0] // .runs[0])
+		       else . end | select(.tool != null and .path != null)" \
+			"$f" 2>/dev/null
 		return
 	done
 	return 1
 }
 
+# What each run must be (jq tests), and in words.
+RF_TEST='.path == "socket" and .mode == "recvfrom" and .received >= 10000'
+RF_WHAT="a socket run with --mode recvfrom of 10,000 datagrams or more"
+BT_TEST='.path == "socket" and .mode == "recvmmsg" and (.gpu // "none") == "none" and .socket.batch >= 16 and .received >= 10000'
+BT_WHAT="a socket run with --mode recvmmsg --batch 16 or more, no GPU, 10,000 datagrams or more"
+GPU_TEST='.path == "socket" and .gpu == "sim" and .gpu_detail.variant == "bounce" and .received >= 10000'
+GPU_WHAT="a socket run with --gpu sim of 10,000 datagrams or more"
+
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-run_of recvfrom_run >"$TMP/rf" || : >"$TMP/rf"
-run_of batch_run >"$TMP/bt" || : >"$TMP/bt"
-run_of gpu_run >"$TMP/gpu" || : >"$TMP/gpu"
+run_of recvfrom_run "$RF_TEST" >"$TMP/rf" || : >"$TMP/rf"
+run_of batch_run "$BT_TEST" >"$TMP/bt" || : >"$TMP/bt"
+run_of gpu_run "$GPU_TEST" >"$TMP/gpu" || : >"$TMP/gpu"
 
 # Field $2 (a jq path) of run file $1 ("" when absent).
 field() {
@@ -67,15 +78,9 @@ check_file() {
 	fi
 }
 
-why=$(check_file "$TMP/rf" recvfrom_run \
-	'.path == "socket" and .mode == "recvfrom" and .received >= 10000' \
-	"a socket run with --mode recvfrom of 10,000 datagrams or more")
-[ -n "$why" ] || why=$(check_file "$TMP/bt" batch_run \
-	'.path == "socket" and .mode == "recvmmsg" and .socket.batch >= 16 and .received >= 10000' \
-	"a socket run with --mode recvmmsg --batch 16 or more, 10,000 datagrams or more")
-[ -n "$why" ] || why=$(check_file "$TMP/gpu" gpu_run \
-	'.path == "socket" and .gpu == "sim" and .gpu_detail.variant == "bounce" and .received >= 10000' \
-	"a socket run with --gpu sim of 10,000 datagrams or more")
+why=$(check_file "$TMP/rf" recvfrom_run "$RF_TEST" "$RF_WHAT")
+[ -n "$why" ] || why=$(check_file "$TMP/bt" batch_run "$BT_TEST" "$BT_WHAT")
+[ -n "$why" ] || why=$(check_file "$TMP/gpu" gpu_run "$GPU_TEST" "$GPU_WHAT")
 if [ -n "$why" ]; then
 	result runs FAIL "$why"
 else
