@@ -42,8 +42,10 @@ uint16_t ex_rx_poll(struct ex_dpdk_rx *rx)
 	if (n) {
 		now = pl_now_ns();
 		/*
-		 * Exercise 7.2: account each frame (rx_one()); after that, no
-		 * mbuf of the burst may stay ours.
+		 * Exercise 7.2: account each frame (rx_one()); a frame spread
+		 * over a chain of mbufs is not contiguous: reject it as
+		 * PL_BAD_UDP_LEN unparsed. After that, no mbuf of the burst
+		 * (no segment of a chain) may stay ours.
 		 */
 		(void)now;
 	}
