@@ -20,6 +20,11 @@ def grouped: if . == null then "–" else
 def us: if . == null then "–" else . / 1000
 	| if . >= 1000 then grouped else fmt(1) end end;
 def kpps: if . == null then "–" else . / 1000 | fmt(0) end;
+# What tcpdump saw of a visibility run, and what its own capture dropped
+# (the kernel's capture buffer overflowed: not packets the tap missed).
+def saw: "\(.tcpdump_seen | grouped) of \(.sent | grouped)"
+	+ if (.tcpdump_dropped // 0) > 0
+	  then " (\(.tcpdump_dropped | grouped) capture drops)" else "" end;
 
 def path_name: {socket: "kernel stack", xdp: "XDP", afxdp: "AF_XDP",
 	dpdk: "DPDK", verbs: "RDMA verbs"}[.] // .;
@@ -98,7 +103,7 @@ def path_table($path; $size):
 	+ " | \($t.receive_cycles_per_packet | rx_cost) | \($t.cycles_per_packet.system | grouped)"
 	+ " | \($t.syscalls_per_packet | fmt(2)) | \($t.wakeups_per_packet | fmt(2))"
 	+ " | \($t.copies_per_packet | fmt(0)) (\($t.copies_source // "?" | sub("_"; " ")))"
-	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v.tcpdump_seen | grouped) of \($v.sent | grouped) |")
+	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v | saw) |")
 	end;
 
 # The budget per frame size at the measuring machine's TSC, next to the
@@ -148,7 +153,7 @@ def measured_table($size; $which):
 	+ " | \($t.syscalls_per_packet | fmt(2)) | \($t.wakeups_per_packet | fmt(2))"
 	+ " | \($t.copies_per_packet | fmt(0))"
 	+ " | \(if ($l.latency_ns.count // 0) > 0 then $l.latency_ns.p99 | us else "–" end)"
-	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v.tcpdump_seen | grouped) of \($v.sent | grouped) |")
+	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v | saw) |")
 	end;
 
 # What each path gives up (by design, in words) next to what we measured.
@@ -191,7 +196,7 @@ def choose_table($size):
 		+ " | \($t.wakeups_per_packet | fmt(2)) | \($t.syscalls_per_packet | fmt(2))"
 		+ " | \($t.receive_cycles_per_packet.total | grouped)"
 		+ " | \($t.cycles_per_packet.system | grouped) | \($t.pps | kpps)"
-		+ " | \($v.tcpdump_seen | grouped) of \($v.sent | grouped) |"
+		+ " | \($v | saw) |"
 	else " | not in this result set | – | – | – | – | – | – |" end);
 
 $ARGS.named as $a
