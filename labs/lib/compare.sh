@@ -273,7 +273,7 @@ cmp_assemble() {
 	jq -n --slurpfile host "$CMP_OUT/raw/host.json" \
 		'{pathlab: 1, host: $host[0], runs: [inputs]}
 		| .host.tsc_hz = ([.runs[].budget.clock_hz // empty][0] // null)
-		| .host.loadavg_end = $end' --argjson end "$(cmp_loadavg)" \
+		| .host.loadavg_end = $load_end' --argjson load_end "$(cmp_loadavg)" \
 		"${runs[@]}" >"$CMP_OUT/results.json"
 }
 
