@@ -32,5 +32,10 @@ for d in inf -inf nan 1e20 0x10 0x1p3 1e7 -1 '' 5s; do
 		--duration "$d" --quiet
 done
 
+# A PCI device that is not there is a usage error too (it exited 1).
+if [ "$dpdk" != none ]; then
+	usage "rx-dpdk --pci missing" "$dpdk" --pci 0000:ff:1f.7 --count 1
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
