@@ -543,6 +543,8 @@ static int check_pingpong(struct gen_cfg *c)
 /* Resolve sizes and defaults; a one-line error and -EINVAL when invalid. */
 static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 {
+	int err;
+
 	if (size && payload) {
 		fprintf(stderr, "pathlab-gen: --size and --payload exclude "
 				"each other\n");
@@ -572,7 +574,16 @@ static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 	}
 	if (!c->batch)
 		c->batch = c->rate ? 1 : 64;
-	return c->pingpong ? check_pingpong(c) : check_threads(c);
+	err = c->pingpong ? check_pingpong(c) : check_threads(c);
+	/* Flow i sends from src_port + i: no wrap to port 0 (any port). */
+	if (!err && c->src_port + c->flows - 1 > 65535) {
+		fprintf(stderr,
+			"pathlab-gen: --src-port %u with %u flows runs past "
+			"port 65535\n",
+			c->src_port, c->flows);
+		return -EINVAL;
+	}
+	return err;
 }
 
 /* Print the one-line summary of the run on stderr. */

@@ -32,6 +32,12 @@ for d in inf -inf nan 1e20 0x10 0x1p3 1e7 -1 '' 5s; do
 		--duration "$d" --quiet
 done
 
+# Flow i sends from --src-port + i: past 65535 it wrapped to port 0.
+usage "gen --src-port 65535 --flows 2" "$gen" --dst 127.0.0.1 --count 2 \
+	--src-port 65535 --flows 2 --quiet
+usage "gen --src-port 65500 --threads 2 --flows 60" "$gen" --dst 127.0.0.1 \
+	--count 2 --src-port 65500 --threads 2 --flows 60 --quiet
+
 # A PCI device that is not there is a usage error too (it exited 1).
 if [ "$dpdk" != none ]; then
 	usage "rx-dpdk --pci missing" "$dpdk" --pci 0000:ff:1f.7 --count 1
