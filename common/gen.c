@@ -15,6 +15,7 @@
 #include "budget.h"
 #include "clock.h"
 #include "json.h"
+#include "mgmt.h"
 #include "opt.h"
 #include "run.h"
 #include "sysctr.h"
@@ -668,6 +669,9 @@ int main(int argc, char **argv)
 		  tx_names },
 		{ "iface", PL_OPT_STR, &c.iface, "IF",
 		  "sending interface: counters, and --tx packet" },
+		{ "allow-routed", PL_OPT_FLAG, &c.allow_routed, NULL,
+		  "send to a --dst reached through the default route too "
+		  "(refused: it leaves this network)" },
 		{ "bad-every", PL_OPT_U32, &c.bad_every, "N",
 		  "with --tx packet, every Nth frame is malformed", 2,
 		  1000000 },
@@ -688,6 +692,11 @@ int main(int argc, char **argv)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c.cpu = cpu == UINT_MAX ? -1 : (int)cpu;
 	if (check_cfg(&c, size, payload))
+		return PL_EXIT_USAGE;
+	/* --tx packet leaves by --iface; the others wherever routes say */
+	if (!c.allow_routed &&
+	    pl_mgmt_refuse_routed("pathlab-gen", c.dst,
+				  c.tx == GEN_TX_PACKET ? c.iface : NULL))
 		return PL_EXIT_USAGE;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	nthreads = c.threads;

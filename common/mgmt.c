@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 #include "mgmt.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 /* A bridge on a bond on a VLAN is three levels; sysfs has no loops. */
 #define MAX_DEPTH 8
@@ -152,4 +158,89 @@ int pl_mgmt_refuse_pci(const char *prog, const char *pci)
 		 strchr(pci, ':') == strrchr(pci, ':') ? "0000:" : "", pci);
 	snprintf(what, sizeof(what), "PCI device %s", pci);
 	return default_route_under(&w) ? refuse(prog, what, &w) : 0;
+}
+
+/* Append one route attribute to a netlink request. */
+static void add_attr(struct nlmsghdr *nh, unsigned short type, const void *v,
+		     unsigned short len)
+{
+	struct rtattr *a =
+		(struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	a->rta_type = type;
+	a->rta_len = (unsigned short)RTA_LENGTH(len);
+	memcpy(RTA_DATA(a), v, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+/*
+ * The routing table's own entry for dst (RTM_F_FIB_MATCH: the entry as
+ * `ip route show` has it, not the resolved /32), out of oif when given:
+ * its prefix length, *gw and *dev filled in; -errno when there is none.
+ */
+static int fib_match(struct in_addr dst, unsigned oif, char *gw, char *dev)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		char attrs[64];
+	} req = {
+		.nh = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
+			.nlmsg_type = RTM_GETROUTE,
+			.nlmsg_flags = NLM_F_REQUEST },
+		.rt = { .rtm_family = AF_INET, .rtm_flags = RTM_F_FIB_MATCH },
+	};
+	union {
+		struct nlmsghdr nh;
+		char buf[4096];
+	} ans;
+	struct rtmsg *rt;
+	struct rtattr *a;
+	int fd, n, alen;
+
+	add_attr(&req.nh, RTA_DST, &dst, sizeof(dst));
+	if (oif)
+		add_attr(&req.nh, RTA_OIF, &oif, sizeof(oif));
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	n = send(fd, &req, req.nh.nlmsg_len, 0) < 0
+		    ? -errno
+		    : (int)recv(fd, &ans, sizeof(ans), 0);
+	close(fd);
+	if (n < 0)
+		return n == -1 ? -errno : n;
+	if (!NLMSG_OK(&ans.nh, (unsigned)n) || ans.nh.nlmsg_type == NLMSG_ERROR)
+		return ans.nh.nlmsg_type == NLMSG_ERROR
+			       ? ((struct nlmsgerr *)NLMSG_DATA(&ans.nh))->error
+			       : -EIO;
+	rt = NLMSG_DATA(&ans.nh);
+	if (rt->rtm_type != RTN_UNICAST)
+		return 32; /* local, broadcast, ...: not sent anywhere else */
+	alen = (int)RTM_PAYLOAD(&ans.nh);
+	for (a = RTM_RTA(rt); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+		if (a->rta_type == RTA_GATEWAY)
+			inet_ntop(AF_INET, RTA_DATA(a), gw, INET_ADDRSTRLEN);
+		else if (a->rta_type == RTA_OIF)
+			if_indextoname(*(unsigned *)RTA_DATA(a), dev);
+	return rt->rtm_dst_len;
+}
+
+int pl_mgmt_refuse_routed(const char *prog, const char *dst, const char *oif)
+{
+	char gw[INET_ADDRSTRLEN] = "", dev[IF_NAMESIZE] = "";
+	struct in_addr a;
+	unsigned idx = oif ? if_nametoindex(oif) : 0;
+
+	if (inet_pton(AF_INET, dst, &a) != 1 || (oif && !idx) ||
+	    fib_match(a, idx, gw, dev) != 0)
+		return 0; /* not ours to judge: the send says what is wrong */
+	fprintf(stderr,
+		"%s: refusing --dst %s: it is reached through the default "
+		"route (%s%s%s%s), out of this network: the lab sends only to "
+		"a directly connected receiver (--allow-routed to send there "
+		"anyway)\n",
+		prog, dst, gw[0] ? "via " : "", gw, gw[0] ? " dev " : "dev ",
+		dev);
+	return -EPERM;
 }

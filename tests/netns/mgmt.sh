@@ -7,7 +7,8 @@
 # VLAN and its parent, and the last of the forty (the old default-route
 # loop overflowed its buffer there), whichever way it is named: --iface,
 # raw EAL --vdev=...,iface=, -a PCI. An interface under no default route
-# passes. Nothing outside the namespace is touched: each refusal comes
+# passes. pathlab-gen refuses a destination the default route leads to,
+# unless --allow-routed. Nothing outside the namespace is touched: each refusal comes
 # before any XDP program or EAL start.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -135,4 +136,16 @@ if [ -x "$RX_DPDK" ]; then
 else
 	echo "   skip: $RX_DPDK not built"
 fi
+
+# pathlab-gen sends only where a route other than the default one leads:
+# a connected receiver (the lab's, a second host's) or loopback.
+GEN=$BUILD/common/pathlab-gen
+refused "gen to a routed --dst" "reached through the default route (via 198.18.7.254 dev mbr)" \
+	inns "$GEN" --dst 203.0.113.9 --count 1 --quiet
+refused "gen --tx packet to a routed --dst" "reached through the default route" \
+	inns "$GEN" --dst 203.0.113.9 --tx packet --iface mbr --count 1 --quiet
+passes "gen to a connected --dst" inns "$GEN" --dst 198.18.8.9 --count 10 --quiet
+passes "gen to loopback" inns "$GEN" --dst 127.0.0.1 --count 10 --quiet
+passes "gen --allow-routed" inns "$GEN" --dst 203.0.113.9 --count 10 \
+	--allow-routed --quiet
 netns_finish
