@@ -365,7 +365,9 @@ cmp_vm_runs() {
 			--cpus "$CMP_RX_CPU,$CMP_TX_CPU" >"$log" 2>&1
 	else
 		echo "[$((i + 1))-$total] $path $modes in the Soft-RoCE VM (one boot) ..."
-		"$PATHLAB_ROOT/labs/rdma-vm" run --timeout 1800 --share "$CMP_OUT" \
+		# A compare killed with SIGKILL takes the VM (and qemu) along.
+		setpriv --pdeathsig TERM \
+			"$PATHLAB_ROOT/labs/rdma-vm" run --timeout 1800 --share "$CMP_OUT" \
 			--share "$PATHLAB_BUILD" -- \
 			bash "$PATHLAB_LIB/rdma-vm-compare.sh" "${args[@]}" \
 			--rates "0,$PL_RATE_LATENCY_VM,$PL_RATE_VISIBILITY,0" >"$log" 2>&1
