@@ -111,8 +111,8 @@ pl_watchdog_stop() {
 	PL_WATCHDOG=""
 	rm -f "$PL_JOURNAL"
 	PL_JOURNAL=""
-	rmdir "$PL_STATE/journal" "$PL_STATE" 2>/dev/null
-	return 0
+	rmdir "$PL_STATE/journal" "$PL_STATE" 2>/dev/null || : # others' use
+
 }
 
 # Stop every PID we started that is still running: TERM, then KILL.
