@@ -62,7 +62,7 @@ static int gpu_desc(struct xsk_rx *rx, struct gpu_xsk *gx, unsigned i,
 static unsigned gpu_burst(struct xsk_rx *rx)
 {
 	struct gpu_xsk *gx = rx->gpu;
-	uint32_t idx_rx, idx_fq, i, n;
+	uint32_t idx_rx, i, n;
 	int err = 0;
 
 	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
@@ -80,14 +80,7 @@ static unsigned gpu_burst(struct xsk_rx *rx)
 		pl_gpu_account(&rx->stats, gx->b.res, n, pl_now_ns());
 	}
 	/* The consumer has finished with the frames: the kernel may reuse. */
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->rx, n);
+	xsk_refill(rx, idx_rx, n);
 	return n;
 }
 /* >8 gpu-xsk-burst */
@@ -192,14 +185,7 @@ static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
 		for (i = 0; i < n && *unit < t->units; i++, traced++)
 			gpu_trace_frame(rx, gx, ++*unit, idx_rx, i, n);
 	}
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->rx, n);
+	idx_fq = xsk_refill(rx, idx_rx, n);
 	wake = xsk_ring_prod__needs_wakeup(&rx->fq);
 	for (i = 0; i < traced; i++) {
 		pl_trace_rec(

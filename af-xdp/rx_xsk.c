@@ -38,21 +38,13 @@ static const char *const verdict_names[PL_XDP_VERDICTS] = { "aborted", "drop",
 							    "pass", "tx",
 							    "redirect" };
 
-/* Parse and account one frame handed to us at now. */
-static inline void rx_one(struct xsk_rx *rx, const void *frame, uint32_t len,
-			  uint64_t now)
-{
-	struct pl_pkt p;
-
-	xsk_account(rx, frame, len, now, &p);
-}
-
 /* 8< xsk-rx-burst */
 /* Take up to a batch off the RX ring and give the frames back to the fill
  * ring; returns how many there were. */
 static inline unsigned rx_burst(struct xsk_rx *rx)
 {
-	uint32_t idx_rx, idx_fq, i, n;
+	uint32_t idx_rx, i, n;
+	struct pl_pkt p;
 	uint64_t now;
 
 	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
@@ -63,17 +55,10 @@ static inline unsigned rx_burst(struct xsk_rx *rx)
 		const struct xdp_desc *d =
 			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
 
-		rx_one(rx, xsk_umem__get_data(rx->area, d->addr), d->len, now);
+		pl_rx_frame(&rx->stats, xsk_umem__get_data(rx->area, d->addr),
+			    d->len, rx->port, now, &p);
 	}
-	/* The frames are ours until they are on the fill ring again. */
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->rx, n);
+	xsk_refill(rx, idx_rx, n);
 	return n;
 }
 /* >8 xsk-rx-burst */
@@ -176,7 +161,8 @@ static unsigned reflect_burst(struct xsk_rx *rx)
 			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
 		void *frame = xsk_umem__get_data(rx->area, d->addr);
 
-		ok[i] = xsk_account(rx, frame, d->len, now, &p) == PL_OK;
+		ok[i] = pl_rx_frame(&rx->stats, frame, d->len, rx->port, now,
+				    &p) == PL_OK;
 		if (ok[i]) {
 			pl_frame_reflect(frame, &p);
 			/* The sender's may be partial (veth): a whole one. */

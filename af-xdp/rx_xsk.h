@@ -87,19 +87,28 @@ struct xsk_rx {
 	struct gpu_xsk *gpu; /* the GPU variant's state, or NULL */
 };
 
-/* Parse and account one frame handed to us at now; the parse outcome. */
-static inline enum pl_reason xsk_account(struct xsk_rx *rx, const void *frame,
-					 uint32_t len, uint64_t now,
-					 struct pl_pkt *p)
+/* 8< xsk-refill */
+/*
+ * Give the n frames peeked off the RX ring at idx_rx back to the fill
+ * ring, and release them from the RX ring: the frames are ours until they
+ * are on the fill ring again. Returns where on the fill ring they went.
+ */
+static inline uint32_t xsk_refill(struct xsk_rx *rx, uint32_t idx_rx,
+				  uint32_t n)
 {
-	enum pl_reason r = pl_parse_frame(frame, len, rx->port, p);
+	uint32_t idx_fq, i;
 
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
+	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
+		rx->fill_short++;
+	for (i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
+			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
+			rx->frame_mask;
+	xsk_ring_prod__submit(&rx->fq, n);
+	xsk_ring_cons__release(&rx->rx, n);
+	return idx_fq;
 }
+/* >8 xsk-refill */
 
 /* Load our program with the action and port set, attach it; 0/-errno. */
 int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);

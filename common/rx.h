@@ -21,6 +21,7 @@
 #include "run.h"
 #include "stats.h"
 #include "sysctr.h"
+#include "wire.h"
 
 #define PL_RX_NO_CPU UINT_MAX /* --cpu not given: the thread is not pinned */
 
@@ -210,6 +211,43 @@ void pl_rx_merge_queues(const struct pl_rx_opts *o,
  */
 const char *pl_rx_env(const struct pl_rx_opts *o, const char *none, char *buf,
 		      size_t len);
+
+/*
+ * Account one frame the parser judged r (*p filled when PL_OK), handed to
+ * us at now: good, bad by reason, or other. Returns r.
+ */
+static inline enum pl_reason pl_rx_account(struct pl_rx_stats *s,
+					   enum pl_reason r,
+					   const struct pl_pkt *p, uint64_t now)
+{
+	if (r == PL_OK)
+		pl_stats_good(s, p, now);
+	else
+		pl_stats_reject(s, r);
+	return r;
+}
+
+/*
+ * Parse and account one whole frame of len bytes at buf (the paths that
+ * see the link layer: AF_XDP, DPDK), UDP to port; the parse outcome.
+ */
+static inline enum pl_reason pl_rx_frame(struct pl_rx_stats *s, const void *buf,
+					 size_t len, uint16_t port,
+					 uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_account(s, pl_parse_frame(buf, len, port, p), p, now);
+}
+
+/*
+ * Parse and account one UDP payload of len bytes at buf (the paths handed
+ * the payload only: the socket, verbs); the parse outcome.
+ */
+static inline enum pl_reason pl_rx_payload(struct pl_rx_stats *s,
+					   const void *buf, size_t len,
+					   uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_account(s, pl_parse_payload(buf, len, p), p, now);
+}
 
 /* The end of main(): free the stats, say why the run failed; exit code. */
 int pl_rx_end(const struct pl_run *run, struct pl_rx_stats *stats, int err);

@@ -178,20 +178,6 @@ struct dpdk_rx {
 	struct rte_mbuf *bufs[MAX_BURST];
 };
 
-/* Parse and account one frame of len bytes at data, handed to us at now. */
-static inline enum pl_reason dpdk_account(struct dpdk_rx *rx, const void *data,
-					  uint32_t len, uint64_t now,
-					  struct pl_pkt *p)
-{
-	enum pl_reason r = pl_parse_frame(data, len, PL_UDP_PORT, p);
-
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
-}
-
 /* The traced loop (trace_dpdk.c): --trace N frames, then rx_plain. */
 void dpdk_traced_loop(struct dpdk_rx *rx);
 

@@ -46,14 +46,8 @@ static inline enum pl_reason rx_parse(struct dpdk_queue *q,
 				      const struct rte_mbuf *m, uint64_t now,
 				      struct pl_pkt *p)
 {
-	enum pl_reason r = pl_parse_frame(rte_pktmbuf_mtod(m, const void *),
-					  m->data_len, PL_UDP_PORT, p);
-
-	if (r == PL_OK)
-		pl_stats_good(q->stats, p, now);
-	else
-		pl_stats_reject(q->stats, r);
-	return r;
+	return pl_rx_frame(q->stats, rte_pktmbuf_mtod(m, const void *),
+			   m->data_len, PL_UDP_PORT, now, p);
 }
 
 /* The same, when only the stats need what the parser found. */

@@ -29,12 +29,18 @@ struct gpu_socket {
 	int err;   /* what stopped the loop, or 0 */
 };
 
+/* Datagram i's bytes in its buffer (MSG_TRUNC: msg_len may be more). */
+static uint32_t held_len(const struct sock_rx *rx, int i)
+{
+	return rx->msgs[i].msg_len < BUF_LEN ? rx->msgs[i].msg_len : BUF_LEN;
+}
+
 /* 8< gpu-socket-batch */
 /* The n datagrams of a batch: one copy to the device, then the consumer. */
 static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 {
 	uint64_t dev = (uintptr_t)gs->dev;
-	size_t len = (size_t)(n - 1) * BUF_LEN + rx->msgs[n - 1].msg_len;
+	size_t len = (size_t)(n - 1) * BUF_LEN + held_len(rx, n - 1);
 	int i, err;
 
 	/* The batch goes as one transfer of whole slots, gaps included. */
@@ -42,7 +48,7 @@ static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 	for (i = 0; !err && i < n; i++)
 		gs->b.desc[i] = (struct pl_gpu_desc){
 			.addr = dev + (uint64_t)i * BUF_LEN,
-			.len = rx->msgs[i].msg_len,
+			.len = held_len(rx, i),
 		};
 	if (!err)
 		err = pl_gpu_consume(gs->g, &gs->b, (unsigned)n);

@@ -59,19 +59,26 @@ static void recvmmsg_loop(struct sock_rx *rx)
 
 /* 8< socket-reflect */
 /*
- * The rtt workload's far end: receive a batch, then hand the same buffers
- * straight back with one sendmmsg(), each to the address it came from.
+ * The rtt workload's far end: receive a batch, then hand the buffers of
+ * its good datagrams straight back with one sendmmsg(), each to the
+ * address it came from.
  */
-static void reflect_batch(struct sock_rx *rx, int n)
+static void reflect_batch(struct sock_rx *rx, const bool *good, int n)
 {
-	int i, sent;
+	int i, g = 0, sent;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (!good[i])
+			continue; /* bad or foreign: never echoed */
 		rx->iov[i].iov_len = rx->msgs[i].msg_len;
-	sent = sendmmsg(rx->fd, rx->msgs, (unsigned)n, 0);
-	rx->syscalls++;
-	rx->reflected += sent > 0 ? (unsigned)sent : 0;
-	rx->reflect_errors += (unsigned)(n - (sent > 0 ? sent : 0));
+		rx->out[g++] = rx->msgs[i];
+	}
+	if (g) {
+		sent = sendmmsg(rx->fd, rx->out, (unsigned)g, 0);
+		rx->syscalls++;
+		rx->reflected += sent > 0 ? (unsigned)sent : 0;
+		rx->reflect_errors += (unsigned)(g - (sent > 0 ? sent : 0));
+	}
 	for (i = 0; i < n; i++) {
 		rx->iov[i].iov_len = BUF_LEN;
 		rx->msgs[i].msg_hdr.msg_namelen = sizeof(rx->peers[i]);
@@ -80,6 +87,7 @@ static void reflect_batch(struct sock_rx *rx, int n)
 
 static void recvmmsg_reflect_loop(struct sock_rx *rx)
 {
+	bool good[MAX_BATCH];
 	struct pl_pkt p;
 	uint64_t now;
 	int i, n;
@@ -93,8 +101,9 @@ static void recvmmsg_reflect_loop(struct sock_rx *rx)
 		}
 		now = pl_now_ns();
 		for (i = 0; i < n; i++)
-			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
-		reflect_batch(rx, n);
+			good[i] = rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len,
+					 now, &p) == PL_OK;
+		reflect_batch(rx, good, n);
 	}
 }
 /* >8 socket-reflect */
@@ -232,9 +241,12 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 	rx->batch = c->mode == MODE_RECVFROM ? 1 : c->batch;
 	rx->bufs = calloc(rx->batch, BUF_LEN);
 	rx->cmsg = calloc(rx->batch, CMSG_LEN_TS);
-	if (c->rx.reflect)
+	if (c->rx.reflect) {
 		rx->peers = calloc(rx->batch, sizeof(*rx->peers));
-	if (!rx->bufs || !rx->cmsg || (c->rx.reflect && !rx->peers)) {
+		rx->out = calloc(rx->batch, sizeof(*rx->out));
+	}
+	if (!rx->bufs || !rx->cmsg ||
+	    (c->rx.reflect && (!rx->peers || !rx->out))) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -257,11 +269,12 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 	rx->hw.on = c->hw_stamps;
 	rx->realtime_off = pl_realtime_offset_ns();
 	if (c->mode == MODE_RECVFROM) {
-		rx->flags = c->loop == LOOP_BUSY ? MSG_DONTWAIT : 0;
+		rx->flags =
+			MSG_TRUNC | (c->loop == LOOP_BUSY ? MSG_DONTWAIT : 0);
 		rx->rx_loop = recvfrom_loop;
 	} else {
-		rx->flags =
-			c->loop == LOOP_BUSY ? MSG_DONTWAIT : MSG_WAITFORONE;
+		rx->flags = MSG_TRUNC | (c->loop == LOOP_BUSY ? MSG_DONTWAIT
+							      : MSG_WAITFORONE);
 		rx->rx_loop = c->stamps ? recvmmsg_stamped_loop : recvmmsg_loop;
 		if (c->rx.reflect)
 			rx->rx_loop = recvmmsg_reflect_loop;
@@ -279,6 +292,7 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 out_close:
 	close(rx->fd);
 out_free:
+	free(rx->out);
 	free(rx->peers);
 	free(rx->cmsg);
 	free(rx->bufs);
@@ -292,6 +306,7 @@ static void socket_teardown(struct sock_rx *rx)
 		gpu_socket_teardown(rx);
 	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	close(rx->fd);
+	free(rx->out);
 	free(rx->peers);
 	free(rx->cmsg);
 	free(rx->bufs);

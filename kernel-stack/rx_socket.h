@@ -18,8 +18,13 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#define MAX_BATCH   1024
-#define BUF_LEN	    2048 /* one datagram of a 1500-byte MTU fits */
+#define MAX_BATCH 1024
+/*
+ * One receive buffer: the largest datagram pathlab sends (a jumbo frame's
+ * UDP payload) fits, rounded up. The calls are asked for the whole length
+ * (MSG_TRUNC), so a longer one is seen, and counted as too_long.
+ */
+#define BUF_LEN	    9216
 #define CMSG_LEN_TS CMSG_SPACE(sizeof(struct scm_timestamping))
 
 enum { MODE_RECVMMSG, MODE_RECVFROM };
@@ -56,6 +61,7 @@ struct sock_rx {
 	uint8_t (*bufs)[BUF_LEN];
 	uint8_t (*cmsg)[CMSG_LEN_TS];
 	struct sockaddr_storage *peers; /* --reflect: each datagram's sender */
+	struct mmsghdr *out;		/* --reflect: the good ones, to send */
 	struct gpu_socket *gpu;		/* the GPU variant's state, or NULL */
 };
 
@@ -75,17 +81,18 @@ static inline uint64_t rx_stamp_at(struct sock_rx *rx, struct msghdr *mh,
 	return rx->hw.on ? hwconv_stamp(&rx->hw, mh, now) : rx_stamp(rx, mh);
 }
 
-/* Parse and account one datagram handed to us at now. */
+/*
+ * Parse and account one datagram handed to us at now; len is its whole
+ * length (MSG_TRUNC), so one longer than its buffer counts as too_long
+ * instead of being parsed cut short.
+ */
 static inline enum pl_reason rx_one(struct sock_rx *rx, const void *buf,
 				    size_t len, uint64_t now, struct pl_pkt *p)
 {
-	enum pl_reason r = pl_parse_payload(buf, len, p);
-
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
+	return pl_rx_account(&rx->stats,
+			     len > BUF_LEN ? PL_BAD_TOO_LONG
+					   : pl_parse_payload(buf, len, p),
+			     p, now);
 }
 
 /* The traced loop (trace_socket.c): --trace N datagrams, then rx_plain. */

@@ -28,7 +28,7 @@
 #include "stats.h"
 #include "sysctr.h"
 #include "verbs.h"
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 #include "wire.h"
 
 #include <arpa/inet.h>
@@ -54,41 +54,8 @@ static inline bool rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
 {
 	struct pl_pkt p;
 
-	return verbs_account(rx, buf, len, now, &p) == PL_OK &&
+	return pl_rx_payload(&rx->stats, buf, len, now, &p) == PL_OK &&
 	       (p.flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
-}
-
-/* 8< verbs-post-recv */
-/* Post receive work requests for n slots in one call, chained. */
-static int post_slots(struct verbs_rx *rx, const uint32_t *slot, int n)
-{
-	struct ibv_recv_wr *bad;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		rx->sge[i] = (struct ibv_sge){
-			.addr = (uintptr_t)(rx->ep.buf + slot[i] * VERBS_SLOT),
-			.length = VERBS_SLOT,
-			.lkey = rx->ep.mr->lkey,
-		};
-		rx->wr[i] = (struct ibv_recv_wr){
-			.wr_id = slot[i],
-			.next = i + 1 < n ? &rx->wr[i + 1] : NULL,
-			/* WRITE with immediate: the data is placed already,
-			 * the receive only carries the immediate. */
-			.sg_list = rx->write_imm ? NULL : &rx->sge[i],
-			.num_sge = rx->write_imm ? 0 : 1,
-		};
-	}
-	rx->recv_posts++;
-	return n ? -ibv_post_recv(rx->ep.qp, rx->wr, &bad) : 0;
-}
-/* >8 verbs-post-recv */
-
-/* post_slots() for the traced loop in trace_verbs.c. */
-int rx_verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
-{
-	return post_slots(rx, slot, n);
 }
 
 /*
@@ -110,7 +77,7 @@ static int before_accept(void *arg)
 						    : VERBS_MAX_BATCH;
 		for (k = 0; k < n; k++)
 			slot[k] = i + k;
-		err = post_slots(rx, slot, (int)n);
+		err = verbs_post(rx, slot, (int)n);
 	}
 	if (rx->cfg->rx.trace)
 		verbs_trace_posted(rx);
@@ -129,7 +96,8 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 	uint64_t now = pl_now_ns();
 	uint32_t slot[VERBS_MAX_BATCH];
 	unsigned sends = 0;
-	uint8_t *buf;
+	uint32_t len;
+	size_t off;
 	int i, k = 0;
 
 	for (i = 0; i < n; i++) {
@@ -146,34 +114,19 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 			continue;
 		}
 		slot[k] = (uint32_t)wc[i].wr_id;
-		if (wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-			/* The sender wrote into our ring; the immediate
-			 * says where. Check it: it comes from the wire. */
-			rx->imm_last = ntohl(wc[i].imm_data);
-			rx->imm_completions++;
-			if (rx->imm_last >= rx->ep.slots) {
-				rx->imm_bad_slot++;
-				k++;
-				continue;
-			}
-			rx_one(rx, rx->ep.buf + rx->imm_last * VERBS_SLOT,
-			       wc[i].byte_len, now);
-		} else {
-			/* rx->grh: UD puts the 40-byte GRH first. */
-			buf = rx->ep.buf + slot[k] * VERBS_SLOT;
-			if (rx_one(rx, buf + rx->grh, wc[i].byte_len - rx->grh,
-				   now) &&
-			    rx->reflect &&
-			    reflect_queue(rx, &wc[i], buf, sends)) {
-				sends++; /* its buffer comes back once sent */
-				continue;
-			}
+		if (verbs_decode_wc(rx, &wc[i], &off, &len) &&
+		    rx_one(rx, rx->ep.buf + off, len, now) && rx->reflect &&
+		    !rx->write_imm &&
+		    reflect_queue(rx, &wc[i], rx->ep.buf + off - rx->grh,
+				  sends)) {
+			sends++; /* its buffer comes back once sent */
+			continue;
 		}
 		k++;
 	}
 	if (sends)
 		reflect_post(rx, sends, slot, &k);
-	if (post_slots(rx, slot, k))
+	if (verbs_post(rx, slot, k))
 		rx->post_errors++;
 }
 /* >8 verbs-rx-burst */

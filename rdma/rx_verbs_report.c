@@ -5,7 +5,7 @@
  * and one more line under the common table.
  */
 #include "clock.h"
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>

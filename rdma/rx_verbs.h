@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The receiver's state, shared by rx_verbs.c and its report. */
-#ifndef PATHLAB_VERBS_RX_H
-#define PATHLAB_VERBS_RX_H
+#ifndef PATHLAB_RX_VERBS_H
+#define PATHLAB_RX_VERBS_H
 
 #include "report.h"
 #include "run.h"
@@ -11,6 +11,9 @@
 #include "verbs.h"
 #include "wire.h"
 
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 enum { RX_CQ_POLL, RX_CQ_EVENT };
@@ -104,22 +107,82 @@ struct verbs_rx {
 	struct ibv_sge ssge[VERBS_MAX_BATCH];
 };
 
-/* Parse and account one message of len bytes at buf, handed to us at now. */
-static inline enum pl_reason verbs_account(struct verbs_rx *rx,
-					   const uint8_t *buf, size_t len,
-					   uint64_t now, struct pl_pkt *p)
+/* 8< verbs-decode */
+/*
+ * Where the message of one successful receive completion lies: *len bytes
+ * from byte *off of the ring. SEND: in the slot it was posted for (wr_id),
+ * UD's 40-byte GRH first. WRITE with immediate (write_imm): where the peer
+ * wrote it, the slot its immediate names (imm_be, network order). All of
+ * it comes from the peer, so it is checked before a byte is read: an
+ * immediate past the ring counts in imm_bad_slot; a length past the slot
+ * counts as a bad message (too_long), one that does not even cover the
+ * GRH as a cut-off header (ip_trunc). True when the message may be read;
+ * the posted slot goes back to the ring either way.
+ */
+static inline bool verbs_decode(struct verbs_rx *rx, bool write_imm,
+				uint64_t wr_id, uint32_t byte_len,
+				uint32_t imm_be, size_t *off, uint32_t *len)
 {
-	enum pl_reason r = pl_parse_payload(buf, len, p);
+	uint32_t slot = (uint32_t)wr_id;
 
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
+	if (write_imm) {
+		rx->imm_last = ntohl(imm_be);
+		rx->imm_completions++;
+		if (rx->imm_last >= rx->ep.slots) {
+			rx->imm_bad_slot++;
+			return false;
+		}
+		slot = rx->imm_last;
+	}
+	if (byte_len > VERBS_SLOT || byte_len < rx->grh) {
+		pl_stats_reject(&rx->stats, byte_len > VERBS_SLOT
+						    ? PL_BAD_TOO_LONG
+						    : PL_BAD_IP_TRUNC);
+		return false;
+	}
+	*off = (size_t)slot * VERBS_SLOT + rx->grh;
+	*len = byte_len - rx->grh;
+	return true;
+}
+/* >8 verbs-decode */
+
+/* verbs_decode() of a plain work completion. */
+static inline bool verbs_decode_wc(struct verbs_rx *rx, const struct ibv_wc *wc,
+				   size_t *off, uint32_t *len)
+{
+	return verbs_decode(rx, wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM,
+			    wc->wr_id, wc->byte_len, wc->imm_data, off, len);
 }
 
-/* rx_verbs.c: post receive requests for n slots in one call; 0/-errno. */
-int rx_verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n);
+/* 8< verbs-post-recv */
+/*
+ * Post receive work requests for n slots in one call, chained: every loop
+ * gives its slots back to the ring this way. 0 or -errno.
+ */
+static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
+{
+	struct ibv_recv_wr *bad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		rx->sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)(rx->ep.buf + slot[i] * VERBS_SLOT),
+			.length = VERBS_SLOT,
+			.lkey = rx->ep.mr->lkey,
+		};
+		rx->wr[i] = (struct ibv_recv_wr){
+			.wr_id = slot[i],
+			.next = i + 1 < n ? &rx->wr[i + 1] : NULL,
+			/* WRITE with immediate: the data is placed already,
+			 * the receive only carries the immediate. */
+			.sg_list = rx->write_imm ? NULL : &rx->sge[i],
+			.num_sge = rx->write_imm ? 0 : 1,
+		};
+	}
+	rx->recv_posts++;
+	return n ? -ibv_post_recv(rx->ep.qp, rx->wr, &bad) : 0;
+}
+/* >8 verbs-post-recv */
 
 /* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
 void verbs_traced_loop(struct verbs_rx *rx);
