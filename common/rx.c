@@ -33,7 +33,7 @@ int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 				.idle_ms = o->idle_ms,
 				.quiet = o->quiet,
 				.stats = stats };
-	return 0;
+	return pl_run_signals(run);
 }
 
 /* Open --trace's buffer and file, or say which file failed. */
@@ -232,7 +232,8 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	uint64_t sleeps, run_ns;
 	int err;
 
-	if (o->ready && (err = pl_run_ready(o->ready)))
+	/* A stop before ready (a signal in setup): an empty run, reported. */
+	if (o->ready && (err = pl_run_ready(o->ready)) && !run->stop)
 		return err;
 	if (!w->open)
 		pl_sysctr_read(w->before, w->ifname);

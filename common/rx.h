@@ -129,8 +129,10 @@ int pl_rx_trace_open(const char *prog, const struct pl_rx_opts *o,
 
 /*
  * Start-up before a receiver's setup: pin to --cpu (a one-line error that
- * names it), zero the stats, calibrate the TSC outside the measured window
- * and fill the run control from the options. 0 or -errno.
+ * names it), zero the stats, calibrate the TSC outside the measured window,
+ * fill the run control from the options and install its signal handlers,
+ * so that a SIGINT or SIGTERM during setup still ends in teardown and a
+ * report (of an empty run). 0 or -errno.
  */
 int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 		struct pl_run *run, struct pl_rx_stats *stats);

@@ -62,7 +62,7 @@ static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 
 /* 8< gpu-socket-loop */
 /* recvmmsg() a batch, hand it to the GPU, account what the GPU found. */
-static void gpu_socket_loop(struct sock_rx *rx)
+void gpu_socket_loop(struct sock_rx *rx)
 {
 	struct gpu_socket *gs = rx->gpu;
 	int n;
@@ -101,7 +101,7 @@ static void trace_one(struct sock_rx *rx, uint32_t unit, unsigned i, int n)
 }
 
 /* The traced loop: --trace N datagrams step by step, then the plain one. */
-static void gpu_socket_traced_loop(struct sock_rx *rx)
+void gpu_socket_traced_loop(struct sock_rx *rx)
 {
 	struct gpu_socket *gs = rx->gpu;
 	struct pl_trace *t = &rx->trace;
@@ -191,8 +191,6 @@ int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c)
 	if (code)
 		exit(code); /* setup of a tool: nothing to undo at exit */
 	rx->gpu = gs;
-	rx->rx_plain = gpu_socket_loop;
-	rx->rx_loop = c->rx.trace ? gpu_socket_traced_loop : gpu_socket_loop;
 	if (c->rx.trace)
 		trace_setup(rx, gs);
 	return 0;

@@ -6,7 +6,7 @@
  * vector of messages in one call: each struct mmsghdr points at its own
  * buffer through an iovec, and the kernel writes each datagram's length
  * into its msg_len. This is the heart of kernel-stack/rx_socket.c
- * (init_msgs() and recvmmsg_loop()). Fill in the "Exercise 4.N" marks.
+ * (init_msgs() and socket_rx_loop()). Fill in the "Exercise 4.N" marks.
  */
 #include "recvmmsg_ex.h"
 
