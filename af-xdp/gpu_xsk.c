@@ -86,7 +86,7 @@ static unsigned gpu_burst(struct xsk_rx *rx)
 /* >8 gpu-xsk-burst */
 
 /* Spin on the RX ring; enter the kernel only when it asks. */
-static void gpu_busy_loop(struct xsk_rx *rx)
+void gpu_xsk_busy_loop(struct xsk_rx *rx)
 {
 	while (!pl_run_done(rx->run, &rx->stats)) {
 		if (gpu_burst(rx))
@@ -100,7 +100,7 @@ static void gpu_busy_loop(struct xsk_rx *rx)
 }
 
 /* Sleep in poll() whenever the RX ring is empty. */
-static void gpu_poll_loop(struct xsk_rx *rx)
+void gpu_xsk_poll_loop(struct xsk_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
 
@@ -200,7 +200,7 @@ static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
 }
 
 /* The traced GPU loop: --trace N frames step by step, then the plain one. */
-static void gpu_traced_loop(struct xsk_rx *rx)
+void gpu_xsk_traced_loop(struct xsk_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
 	struct pl_trace *t = &rx->trace;
@@ -303,13 +303,8 @@ int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 		return err;
 	}
 	rx->gpu = gx;
-	rx->rx_loop = c->loop == LOOP_POLL ? gpu_poll_loop : gpu_busy_loop;
-	if (c->rx.trace) {
-		/* Chosen once, here: the plain loop carries no trace code. */
-		rx->rx_plain = rx->rx_loop;
-		rx->rx_loop = gpu_traced_loop;
+	if (c->rx.trace)
 		gpu_trace_setup(rx, gx);
-	}
 	return 0;
 }
 

@@ -7,7 +7,7 @@
  * the pool, what the parser found, and the mbufs going back to the pool.
  * Then the plain poll loop takes over: tracing costs nothing once done.
  */
-#include "dpdk.h"
+#include "rx_dpdk.h"
 #include "clock.h"
 
 #include <string.h>
