@@ -87,7 +87,7 @@ static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
 /* >8 gpu-verbs-burst */
 
 /* Busy-poll the CQ, as the plain poll loop, each burst to the GPU. */
-static void gpu_poll_loop(struct verbs_rx *rx)
+void gpu_verbs_poll_loop(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 	int n;
@@ -187,7 +187,7 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 }
 
 /* The traced GPU loop: --trace N messages step by step, then the plain one. */
-static void gpu_traced_loop(struct verbs_rx *rx)
+void gpu_verbs_traced_loop(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 	struct pl_trace *t = &rx->trace;
@@ -215,8 +215,6 @@ void gpu_verbs_trace(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 
-	rx->rx_plain = rx->rx_loop;
-	rx->rx_loop = gpu_traced_loop;
 	pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_DMA,
 		     !strcmp(gv->call, "ibv_reg_dmabuf_mr")
 			     ? "register device memory: ibv_reg_dmabuf_mr"
@@ -360,7 +358,6 @@ int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 	rx->gpu = gv;
 	rx->ep.reg_ring = gpu_reg_ring;
 	rx->ep.reg_arg = gv;
-	rx->rx_loop = gpu_poll_loop;
 	return 0;
 }
 

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The receiver's state, shared by rx_verbs.c and its report. */
+/*
+ * The verbs receiver's state and the helpers every loop uses (the
+ * completion decode, the repost), shared by rx_verbs.c (the skeleton:
+ * setup, loop, teardown, main) and its feature files: report_verbs.c,
+ * reflect_verbs.c, hwstamp_verbs.c, trace_verbs.c, gpu_verbs.c.
+ */
 #ifndef PATHLAB_RX_VERBS_H
 #define PATHLAB_RX_VERBS_H
 
@@ -28,6 +33,10 @@ struct rx_cfg {
 };
 
 struct gpu_verbs;
+struct verbs_rx;
+
+/* A receive loop: runs until pl_run_done(). */
+typedef void rx_loop_fn(struct verbs_rx *rx);
 
 /*
  * --hw-stamps (hwstamp_verbs.c): the receive CQ's completion stamps,
@@ -95,8 +104,8 @@ struct verbs_rx {
 	uint64_t leftover, ud_dropped;
 	struct pl_sysctr before, after;
 	struct verbs_hwctr hw_before, hw_after;
-	void (*rx_loop)(struct verbs_rx *rx);
-	void (*rx_plain)(struct verbs_rx *rx); /* after the traced part */
+	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
+	rx_loop_fn *rx_plain; /* after the traced part */
 	struct pl_trace trace;
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
@@ -184,8 +193,17 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 }
 /* >8 verbs-post-recv */
 
+/* rx_verbs.c: busy-poll the CQ from user space. */
+rx_loop_fn verbs_rx_loop;
+
+/*
+ * rx_verbs.c: let the sender connect to every queue's QP in turn (the
+ * window's open step: the last queue takes "before"); 0 or -errno.
+ */
+int verbs_accept_sender(void *arg);
+
 /* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
-void verbs_traced_loop(struct verbs_rx *rx);
+rx_loop_fn verbs_traced_loop;
 
 /* trace_verbs.c: device, PD, CQ, MR (and QP with --oob) as setup events. */
 void verbs_trace_setup(struct verbs_rx *rx);
@@ -203,11 +221,11 @@ void verbs_trace_qp(struct verbs_rx *rx, const char *name);
  */
 int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c);
 
-/*
- * gpu_verbs.c: with --trace, choose the traced GPU loop (the plain one
- * follows it) and record the registered device memory.
- */
+/* gpu_verbs.c: with --trace, record the registered device memory. */
 void gpu_verbs_trace(struct verbs_rx *rx);
+
+/* gpu_verbs.c: the GPU variant's loops, plain and traced. */
+rx_loop_fn gpu_verbs_poll_loop, gpu_verbs_traced_loop;
 
 /* gpu_verbs.c: undo gpu_verbs_setup(), once the MR is gone. */
 void gpu_verbs_teardown(struct verbs_rx *rx);
@@ -247,7 +265,7 @@ void reflect_teardown(struct verbs_rx *rx);
 int hwstamp_verbs_setup(struct verbs_rx *rx);
 
 /* hwstamp_verbs.c: the busy-polling loop over the extended CQ. */
-void hwstamp_verbs_loop(struct verbs_rx *rx);
+rx_loop_fn hwstamp_verbs_loop;
 
 /* hwstamp_verbs.c: the "hw_stamps" object of the verbs JSON. */
 void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
@@ -255,7 +273,14 @@ void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
 /* hwstamp_verbs.c: its line under the table. */
 void hwstamp_verbs_table(FILE *f, const struct verbs_rx *rx);
 
-/* rx_verbs_report.c */
+/*
+ * report_verbs.c: let the sender connect, run the loop (or every queue's)
+ * between two snapshots of the counters, report; 0 or -errno.
+ */
+int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
+		 struct pl_rx_stats *total);
+
+/* report_verbs.c: its parts */
 const char *rx_env_label(const struct verbs_where *w);
 uint64_t rx_verbs_syscalls(const struct verbs_rx *rx);
 void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r);
