@@ -157,12 +157,13 @@ static void ports_teardown(struct dpdk_rx *rx)
 
 /*
  * The loops of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: each queue's poll loop, and the loop of this
- * thread, plain or traced (which steps through the first --trace N frames
- * and then runs the plain one). check_cfg() refuses the kinds that have
- * no traced loop.
+ * tests an option per frame: each queue's poll loop (*poll), and the loop
+ * of this thread, plain (*plain) or traced (which steps through the first
+ * --trace N frames and then runs the plain one). check_cfg() refuses the
+ * kinds that have no traced loop.
  */
-static void choose_loop(struct dpdk_rx *rx, const struct cfg *c)
+static rx_loop_fn *choose_loop(const struct cfg *c, poll_fn **poll,
+			       rx_loop_fn **plain)
 {
 	enum { PLAIN, HWTS, REFLECT, GPU };
 	static const struct {
@@ -179,9 +180,9 @@ static void choose_loop(struct dpdk_rx *rx, const struct cfg *c)
 		   : c->hw_stamps  ? HWTS
 				   : PLAIN;
 
-	rx->poll = table[kind].poll;
-	rx->rx_plain = table[kind].plain;
-	rx->rx_loop = c->rx.trace ? table[kind].traced : table[kind].plain;
+	*poll = table[kind].poll;
+	*plain = table[kind].plain;
+	return c->rx.trace ? table[kind].traced : table[kind].plain;
 }
 
 /* EAL, then the ports and the queues; undone in reverse by the label. */
@@ -218,7 +219,7 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 	if (err)
 		goto out_cleanup_eal;
 	queues_setup(rx, c);
-	choose_loop(rx, c);
+	rx->rx_loop = choose_loop(c, &rx->poll, &rx->rx_plain);
 	if (c->rx.trace) {
 		dpdk_trace_setup(rx, c);
 		if (rx->gpu)
