@@ -190,18 +190,12 @@ static void queues_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
 {
 	unsigned q, n = pl_rx_queues(&c->rx);
 
-	pl_rx_merge_queues(&c->rx, w, total);
-	r->stats = total;
-	r->queues = rq;
-	r->nqueues = n;
-	for (q = 0; q < n; q++)
-		rq[q] = (struct pl_report_queue){
-			.id = rxq[q].queue,
-			.cpu = pl_rx_queue_cpu(&c->rx, q),
-			.stats = &rxq[q].stats,
-			.syscalls = rxq[q].syscalls,
-			.wakeups = rxq[q].wakeups,
-		};
+	pl_rx_report_queues(&c->rx, w, total, rq, r);
+	for (q = 0; q < n; q++) {
+		rq[q].id = rxq[q].queue;
+		rq[q].syscalls = rxq[q].syscalls;
+		rq[q].wakeups = rxq[q].wakeups;
+	}
 	for (q = 1; q < n; q++)
 		fold_queue(&rxq[0], &rxq[q]);
 }

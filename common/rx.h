@@ -207,6 +207,20 @@ void pl_rx_merge_queues(const struct pl_rx_opts *o,
 			const struct pl_rx_window *w,
 			struct pl_rx_stats *total);
 
+struct pl_report;
+struct pl_report_queue;
+
+/*
+ * After a run on many queues, the report's part that every path shares:
+ * every queue's stats merged into total (its totals), and one entry per
+ * queue in rq[] (id q, its CPU, its stats). The path adds what it counted
+ * per queue (system calls, wake-ups; another id or CPU).
+ */
+void pl_rx_report_queues(const struct pl_rx_opts *o,
+			 const struct pl_rx_window *w,
+			 struct pl_rx_stats *total, struct pl_report_queue *rq,
+			 struct pl_report *r);
+
 /*
  * The env label of a run: --env, else the kind of the receiving interface
  * (pl_link_env(), into buf), else none when there is no interface.

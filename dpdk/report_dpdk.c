@@ -283,19 +283,12 @@ static void queues_report(struct dpdk_rx *rx, const struct cfg *c,
 	r->reflect = rx->reflect;
 	if (rx->nqueues < 2)
 		return;
-	pl_rx_merge_queues(&c->rx, w, &rx->total);
-	r->stats = &rx->total;
-	r->queues = rq;
-	r->nqueues = rx->nqueues;
+	pl_rx_report_queues(&c->rx, w, &rx->total, rq, r);
 	r->wakeups = 0;
 	for (i = 0; i < rx->nqueues; i++) {
 		cpu = lcore_cpu(rx->queues[i].lcore);
-		rq[i] = (struct pl_report_queue){
-			.id = i,
-			.cpu = cpu < 0 ? ~0u : (unsigned)cpu,
-			.stats = rx->queues[i].stats,
-			.wakeups = w->queue_sleeps[i],
-		};
+		rq[i].cpu = cpu < 0 ? ~0u : (unsigned)cpu;
+		rq[i].wakeups = w->queue_sleeps[i];
 		r->wakeups += w->queue_sleeps[i];
 	}
 }

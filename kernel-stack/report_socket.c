@@ -52,20 +52,12 @@ static void socket_queues_report(struct sock_rx *rxq, const struct cfg *c,
 {
 	unsigned q, n = pl_rx_queues(&c->rx);
 
-	pl_rx_merge_queues(&c->rx, w, total);
-	r->stats = total;
-	r->queues = rq;
-	r->nqueues = n;
+	pl_rx_report_queues(&c->rx, w, total, rq, r);
 	r->syscalls = r->wakeups = 0;
 	for (q = 0; q < n; q++) {
 		rxq[q].wakeups = w->queue_sleeps[q];
-		rq[q] = (struct pl_report_queue){
-			.id = q,
-			.cpu = pl_rx_queue_cpu(&c->rx, q),
-			.stats = &rxq[q].stats,
-			.syscalls = rxq[q].syscalls,
-			.wakeups = rxq[q].wakeups,
-		};
+		rq[q].syscalls = rxq[q].syscalls;
+		rq[q].wakeups = rxq[q].wakeups;
 		r->syscalls += rxq[q].syscalls;
 		r->wakeups += rxq[q].wakeups;
 	}

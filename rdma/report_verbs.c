@@ -384,18 +384,11 @@ static void queues_report(struct verbs_rx *rxq, const struct rx_cfg *c,
 {
 	unsigned q, n = rxq->nqueues;
 
-	pl_rx_merge_queues(&c->rx, w, total);
-	r->stats = total;
-	r->queues = rq;
-	r->nqueues = n;
-	for (q = 0; q < n; q++)
-		rq[q] = (struct pl_report_queue){
-			.id = q,
-			.cpu = pl_rx_queue_cpu(&c->rx, q),
-			.stats = &rxq[q].stats,
-			.syscalls = rx_verbs_syscalls(&rxq[q]),
-			.wakeups = rxq[q].events,
-		};
+	pl_rx_report_queues(&c->rx, w, total, rq, r);
+	for (q = 0; q < n; q++) {
+		rq[q].syscalls = rx_verbs_syscalls(&rxq[q]);
+		rq[q].wakeups = rxq[q].events;
+	}
 }
 
 /* Let the sender connect, run the loop between two snapshots, report. */
