@@ -9,8 +9,8 @@
  * posted receive; on a UD queue pair a message that finds none is simply
  * dropped. We learn what arrived by polling the completion queue from user
  * space, no system call; then the buffer must be posted again. This is
- * verbs_post() of rdma/rx_verbs.h, rx_burst() and verbs_rx_loop() of rdma/rx_verbs.c.
- * Fill in the "Exercise 8.N" marks.
+ * verbs_post() of rdma/rx_verbs.h, rx_burst() and verbs_rx_loop() of
+ * rdma/rx_verbs.c. Fill in the "Exercise 8.N" marks.
  */
 #include "verbs_cq_ex.h"
 #include "clock.h"

@@ -164,10 +164,11 @@ run_tc() {
 }
 
 run_iptables() {
+	# shellcheck disable=SC2034 # read by the files that source this one
 	local d b s n
 	ip netns exec "$RXNS" iptables -t raw -A PREROUTING -p udp \
 		--dport 9000 -j DROP
-	read -r d b s < <(send)
+	read -r d b _ < <(send)
 	n=$(ip netns exec "$RXNS" iptables -t raw -L PREROUTING -v -x -n |
 		awk '/DROP/ { print $1; exit }')
 	ip netns exec "$RXNS" iptables -t raw -F PREROUTING

@@ -68,7 +68,7 @@ send_and_measure() {
 	ns_exec tx "$GEN" --dst "$PL_RX_ADDR" --iface "$PL_TX_IF" --cpu 0 \
 		--count "$COUNT" --quiet --json "$TMP/gen.json" 2>/dev/null
 	b1=$(cpu_now)
-	printf '%s %s %s\n' "$(jq -r '"\(.sent) \(.duration_s)"' "$TMP/gen.json")" \
+	printf '%s %s\n' "$(jq -r '"\(.sent) \(.duration_s)"' "$TMP/gen.json")" \
 		"$(awk -v a="$b0" -v b="$b1" 'BEGIN { split(a, x); split(b, y);
 			printf "%.4f %.4f", y[1] - x[1], y[3] - x[3] }')"
 }
