@@ -20,6 +20,7 @@
 #include "rx_xsk.h"
 #include "clock.h"
 #include "gpu.h"
+#include "mgmt.h"
 #include "opt.h"
 #include "report.h"
 #include "rx.h"
@@ -426,7 +427,8 @@ int main(int argc, char **argv)
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c.need_wakeup = wakeup;
-	if (!check_cfg(&c) || !check_queues(&c))
+	if (!check_cfg(&c) || !check_queues(&c) ||
+	    pl_mgmt_refuse_iface("pathlab-rx-xsk", c.rx.iface))
 		return PL_EXIT_USAGE;
 	if (pl_rx_trace_open("pathlab-rx-xsk", &c.rx, &rx->trace, "pkt"))
 		return PL_EXIT_USAGE;

@@ -289,7 +289,7 @@ int xdp_read_totals(struct xsk_rx *rx)
 					  &v)
 			      ? -errno
 			      : 0;
-		t->end_count += v;
+		t->end_count += err ? 0 : v; /* v is unset on failure */
 	}
 	return err ? err : xdp_read_lab(rx);
 }

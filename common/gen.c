@@ -15,6 +15,7 @@
 #include "budget.h"
 #include "clock.h"
 #include "json.h"
+#include "mgmt.h"
 #include "opt.h"
 #include "run.h"
 #include "sysctr.h"
@@ -544,6 +545,8 @@ static int check_pingpong(struct gen_cfg *c)
 /* Resolve sizes and defaults; a one-line error and -EINVAL when invalid. */
 static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 {
+	int err;
+
 	if (size && payload) {
 		fprintf(stderr, "pathlab-gen: --size and --payload exclude "
 				"each other\n");
@@ -573,7 +576,16 @@ static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 	}
 	if (!c->batch)
 		c->batch = c->rate ? 1 : 64;
-	return c->pingpong ? check_pingpong(c) : check_threads(c);
+	err = c->pingpong ? check_pingpong(c) : check_threads(c);
+	/* Flow i sends from src_port + i: no wrap to port 0 (any port). */
+	if (!err && c->src_port + c->flows - 1 > 65535) {
+		fprintf(stderr,
+			"pathlab-gen: --src-port %u with %u flows runs past "
+			"port 65535\n",
+			c->src_port, c->flows);
+		return -EINVAL;
+	}
+	return err;
 }
 
 /* Print the one-line summary of the run on stderr. */
@@ -658,6 +670,9 @@ int main(int argc, char **argv)
 		  tx_names },
 		{ "iface", PL_OPT_STR, &c.iface, "IF",
 		  "sending interface: counters, and --tx packet" },
+		{ "allow-routed", PL_OPT_FLAG, &c.allow_routed, NULL,
+		  "send to a --dst reached through the default route too "
+		  "(refused: it leaves this network)" },
 		{ "bad-every", PL_OPT_U32, &c.bad_every, "N",
 		  "with --tx packet, every Nth frame is malformed", 2,
 		  1000000 },
@@ -678,6 +693,11 @@ int main(int argc, char **argv)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c.cpu = cpu == UINT_MAX ? -1 : (int)cpu;
 	if (check_cfg(&c, size, payload))
+		return PL_EXIT_USAGE;
+	/* --tx packet leaves by --iface; the others wherever routes say */
+	if (!c.allow_routed &&
+	    pl_mgmt_refuse_routed("pathlab-gen", c.dst,
+				  c.tx == GEN_TX_PACKET ? c.iface : NULL))
 		return PL_EXIT_USAGE;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	nthreads = c.threads;

@@ -39,7 +39,8 @@ struct gen_cfg {
 	double duration_s;
 	int cpu;
 	bool quiet, no_end;
-	int tx; /* enum gen_tx */
+	bool allow_routed; /* --dst may be reached through the default route */
+	int tx;		   /* enum gen_tx */
 	unsigned threads, thread;
 	bool pingpong;		   /* round trips: send, await the reply */
 	unsigned warmup;	   /* ping-pong: first pings not measured */

@@ -18,16 +18,21 @@ struct pl_json {
 	int depth;
 	bool first[PL_JSON_DEPTH]; /* nothing written yet at this level */
 	bool pretty;
+	int skip; /* open containers past PL_JSON_DEPTH: written as null */
 };
 
 void pl_json_init(struct pl_json *j, FILE *f, bool pretty);
 
-/* Open an object or array; key is NULL inside arrays and at top level. */
+/*
+ * Open an object or array; key is NULL inside arrays and at top level. One
+ * nested deeper than PL_JSON_DEPTH is written as null, with all it holds.
+ */
 void pl_json_obj(struct pl_json *j, const char *key);
 void pl_json_arr(struct pl_json *j, const char *key);
 void pl_json_end(struct pl_json *j); /* closes an object */
 void pl_json_endarr(struct pl_json *j);
 
+/* Bytes that are not UTF-8 are written as U+FFFD, the replacement mark. */
 void pl_json_str(struct pl_json *j, const char *key, const char *v);
 void pl_json_u64(struct pl_json *j, const char *key, uint64_t v);
 void pl_json_i64(struct pl_json *j, const char *key, int64_t v);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,11 +60,15 @@ static int opt_store(const char *prog, const struct pl_opt *o, const char *v)
 		}
 		return 0;
 	case PL_OPT_DOUBLE:
+		/* strtod() also takes "inf", "nan" and hex: plain decimals only
+		 */
 		errno = 0;
 		d = strtod(v, &end);
-		if (errno || end == v || *end || d != d)
+		if (errno || end == v || *end || !isfinite(d) ||
+		    strpbrk(v, "xX"))
 			return opt_error(prog, o, v, "is not a number");
-		if (d < (double)o->min || (o->max && d > (double)o->max))
+		if (d < (double)o->min ||
+		    d > (double)(o->max ? o->max : PL_OPT_DOUBLE_MAX))
 			return opt_error(prog, o, v, "is out of range");
 		*(double *)o->dst = d;
 		return 0;

@@ -15,7 +15,7 @@ enum pl_opt_kind {
 	PL_OPT_FLAG,   /* bool, no argument */
 	PL_OPT_U64,    /* uint64_t, k/M/G suffixes, [min, max] */
 	PL_OPT_U32,    /* unsigned, k/M/G suffixes, [min, max] */
-	PL_OPT_DOUBLE, /* double, [min, max] (0, 0 = any positive) */
+	PL_OPT_DOUBLE, /* double, [min, max]; max 0 = PL_OPT_DOUBLE_MAX */
 	PL_OPT_STR,    /* const char * */
 	PL_OPT_CHOICE, /* int index into choices[] */
 	PL_OPT_RATE,   /* uint64_t bits per second: "10G" */
@@ -31,6 +31,12 @@ struct pl_opt {
 	uint64_t min, max;	    /* numeric kinds; max 0 = no limit */
 	const char *const *choices; /* PL_OPT_CHOICE, NULL-terminated */
 };
+
+/*
+ * The largest PL_OPT_DOUBLE when the table gives no max: a million (seconds:
+ * 11 days). Larger values overflow the nanosecond clocks they end up in.
+ */
+#define PL_OPT_DOUBLE_MAX 1000000
 
 /* Result of pl_opt_parse() other than 0 and -EINVAL. */
 #define PL_OPT_HELP 1

@@ -141,6 +141,11 @@ static void *progress_main(void *arg)
 		if (!r->quiet && now - last_ns >= 1000000000ull)
 			progress_line(r, now, &last_pkts, &last_ns);
 	}
+	/*
+	 * A SIGINT or SIGTERM only set the flag, in whichever thread took it:
+	 * wake the others, which may be blocked in a call with no traffic.
+	 */
+	pl_run_request_stop(r);
 	return NULL;
 }
 

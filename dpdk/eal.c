@@ -7,6 +7,7 @@
  * the device is not the one this machine is reached through.
  */
 #include "rx_dpdk.h"
+#include "mgmt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -268,61 +269,9 @@ static int read_line(const char *path, char *buf, size_t len)
 	return err;
 }
 
-/*
- * The PCI address behind a network interface, or "" when it has none. A
- * virtio-net device sits one level below its PCI function (virtioN).
- */
-static void iface_pci(const char *ifname, char *buf, size_t len)
-{
-	char path[PATH_MAX], real[PATH_MAX], *base;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
-	if (!realpath(path, real))
-		return;
-	base = strrchr(real, '/');
-	if (base && !strncmp(base + 1, "virtio", 6)) {
-		*base = '\0';
-		base = strrchr(real, '/');
-	}
-	if (base && strchr(base, ':'))
-		snprintf(buf, len, "%s", base + 1);
-}
-
-/* Interfaces that carry a default route (IPv4 and IPv6), space separated. */
-static void default_route_ifaces(char *buf, size_t len)
-{
-	char line[256], ifn[64], dst[64], mask[64];
-	unsigned plen;
-	size_t used = 0;
-	FILE *f;
-
-	buf[0] = '\0';
-	f = fopen("/proc/net/route", "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %63s %*s %*s %*s %*s %*s %63s", ifn, dst,
-			   mask) == 3 &&
-		    !strcmp(dst, "00000000") && !strcmp(mask, "00000000"))
-			used += (size_t)snprintf(buf + used, len - used, "%s ",
-						 ifn);
-	if (f)
-		fclose(f);
-	f = fopen("/proc/net/ipv6_route", "r");
-	while (f && used < len && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%32s %x %*s %*s %*s %*s %*s %*s %*s %63s",
-			   dst, &plen, ifn) == 3 &&
-		    plen == 0 && strcmp(ifn, "lo") &&
-		    strspn(dst, "0") == strlen(dst))
-			used += (size_t)snprintf(buf + used, len - used, "%s ",
-						 ifn);
-	if (f)
-		fclose(f);
-}
-
 int eal_check_pci(const char *pci)
 {
-	char path[PATH_MAX], vendor[16] = "", routes[512], own[64];
-	char *ifn, *save = NULL;
+	char path[PATH_MAX], vendor[16] = "";
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", pci);
 	if (access(path, F_OK)) {
@@ -332,20 +281,8 @@ int eal_check_pci(const char *pci)
 			pci);
 		return -ENODEV;
 	}
-	default_route_ifaces(routes, sizeof(routes));
-	for (ifn = strtok_r(routes, " ", &save); ifn;
-	     ifn = strtok_r(NULL, " ", &save)) {
-		iface_pci(ifn, own, sizeof(own));
-		if (!strcmp(own, pci)) {
-			fprintf(stderr,
-				"pathlab-rx-dpdk: refusing %s: it is %s, the "
-				"interface of this machine's default route; "
-				"taking it over would cut you off (use a "
-				"second port)\n",
-				pci, ifn);
-			return -EPERM;
-		}
-	}
+	if (pl_mgmt_refuse_pci("pathlab-rx-dpdk", pci))
+		return -EPERM;
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", pci);
 	if (!read_line(path, vendor, sizeof(vendor)) &&
 	    !strcmp(vendor, MLX5_VENDOR))
@@ -355,6 +292,62 @@ int eal_check_pci(const char *pci)
 			"(mlx5_core); never bind it to vfio-pci\n",
 			pci);
 	return 0;
+}
+
+/*
+ * The value of EAL option opt in argv[*i] ("-a X", "-aX", "--allow=X"),
+ * stepping *i over it; NULL when argv[*i] is another option.
+ */
+static const char *eal_value(char *const *argv, int argc, int *i,
+			     const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (strncmp(argv[*i], opt, n))
+		return NULL;
+	if (!argv[*i][n])
+		return *i + 1 < argc ? argv[++*i] : NULL;
+	if (opt[1] == '-' && argv[*i][n] != '=')
+		return NULL; /* --allowed is not --allow */
+	return argv[*i] + n + (argv[*i][n] == '=');
+}
+
+/* Each "...iface=IF" key of a --vdev's devargs ("net_pcap0,rx_iface=IF"). */
+static int check_vdev(const char *vdev)
+{
+	char buf[256], *kv, *save = NULL, *eq;
+	int err = 0;
+
+	snprintf(buf, sizeof(buf), "%s", vdev);
+	for (kv = strtok_r(buf, ",", &save); kv && !err;
+	     kv = strtok_r(NULL, ",", &save))
+		if ((eq = strchr(kv, '=')) && eq - kv >= 5 &&
+		    !strncmp(eq - 5, "iface", 5))
+			err = pl_mgmt_refuse_iface("pathlab-rx-dpdk", eq + 1);
+	return err;
+}
+
+int eal_check_mgmt(const struct eal_args *e, const struct cfg *c)
+{
+	static const char *const allow[] = { "-a", "--allow", "-w",
+					     "--pci-whitelist", NULL };
+	char pci[64];
+	const char *v;
+	int i, k, err = pl_mgmt_refuse_iface("pathlab-rx-dpdk", c->rx.iface);
+
+	for (i = 1; i < e->argc && !err; i++) {
+		for (k = 0, v = NULL; allow[k] && !v; k++)
+			v = eal_value(e->argv, e->argc, &i, allow[k]);
+		if (v) {
+			/* "ADDR,devargs": the address alone */
+			snprintf(pci, sizeof(pci), "%.*s", (int)strcspn(v, ","),
+				 v);
+			err = pl_mgmt_refuse_pci("pathlab-rx-dpdk", pci);
+		} else if ((v = eal_value(e->argv, e->argc, &i, "--vdev"))) {
+			err = check_vdev(v);
+		}
+	}
+	return err;
 }
 
 /* Where EAL keeps its runtime directories for this user. */

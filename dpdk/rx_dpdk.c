@@ -367,8 +367,8 @@ int main(int argc, char **argv)
 				"before --\n");
 		return PL_EXIT_USAGE;
 	}
-	if (c.pci && (err = eal_check_pci(c.pci)))
-		return err == -EPERM ? PL_EXIT_USAGE : PL_EXIT_FAIL;
+	if ((c.pci && eal_check_pci(c.pci)) || eal_check_mgmt(&rx.eal, &c))
+		return PL_EXIT_USAGE;
 	if (rx.eal.argc <= 1 && eal_check_queues(&c))
 		return PL_EXIT_USAGE;
 	if (rx.eal.argc > 1)

@@ -72,8 +72,16 @@ int eal_args_build(struct eal_args *e, const struct cfg *c,
  */
 int eal_check_queues(const struct cfg *c);
 
-/* Refuse a PCI device that carries a default route; warn about mlx5. */
+/* Refuse a PCI device that is missing or carries a default route (a
+ * one-line error); warn about mlx5. 0, -ENODEV or -EPERM. */
 int eal_check_pci(const char *pci);
+
+/*
+ * Refuse the management interface (common/mgmt.h) wherever the command line
+ * names a device: --iface, and the raw EAL arguments' -a/--allow and
+ * --vdev=...,iface=IF. 0 or -EPERM after a one-line error.
+ */
+int eal_check_mgmt(const struct eal_args *e, const struct cfg *c);
 
 /* Remove runtime and hugepage files left by receivers that were killed. */
 void eal_sweep_stale(void);

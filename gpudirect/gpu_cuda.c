@@ -168,8 +168,10 @@ static void cuda_close(struct pl_gpu *g)
 /* 8< gpu-cuda-dev-alloc */
 /*
  * Device memory. Where a NIC will DMA into it, SYNC_MEMOPS makes every
- * synchronous memory operation on the range wait for the DMA before it:
- * what GPUDirect RDMA asks of a buffer a peer device writes.
+ * synchronous CUDA memory operation on the range complete before it
+ * returns (what GPUDirect RDMA asks of a buffer a peer device writes). It
+ * does not wait for the peer's DMA: the NIC's completion says when that
+ * write has landed.
  */
 static int cuda_dev_alloc(struct pl_gpu *g, struct pl_gpu_region *r)
 {

@@ -15,10 +15,7 @@
 void ex_budget_compute(uint64_t rate_bps, unsigned frame_bytes, double clock_hz,
 		       struct pl_budget *b)
 {
-	/*
-	 * Exercise 1.1: the bits one frame occupies on the wire: the frame
-	 * (FCS included) plus preamble, start delimiter and inter-frame gap.
-	 */
+	/* Exercise 1.1: the bits one frame occupies on the wire. */
 	uint64_t bits = 0;
 
 	*b = (struct pl_budget){
@@ -38,10 +35,7 @@ void ex_budget_compute(uint64_t rate_bps, unsigned frame_bytes, double clock_hz,
 /* Return the frame size on the wire (with FCS) for a UDP payload. */
 unsigned ex_frame_for_payload(unsigned payload, bool vlan)
 {
-	/*
-	 * Exercise 1.4: Ethernet + (802.1Q tag) + IPv4 + UDP headers, the
-	 * payload and the FCS; a frame is never shorter than 64 bytes.
-	 */
+	/* Exercise 1.4: from a UDP payload to a frame on the wire. */
 	(void)payload;
 	(void)vlan;
 	return 0;

@@ -6,6 +6,12 @@
 
 #include <stdlib.h>
 
+/* The references of common/: the code under test may not call them. */
+GR_REFERENCE(void, pl_budget_compute,
+	     (uint64_t rate_bps, unsigned frame_bytes, double clock_hz,
+	      struct pl_budget *b))
+GR_REFERENCE(unsigned, pl_frame_for_payload, (unsigned payload, bool vlan))
+
 /* The budget of one rate and frame size at clock_hz, from the exercise. */
 static struct pl_budget budget(uint64_t rate, unsigned frame, double hz)
 {
@@ -104,7 +110,8 @@ static int matches_common(void)
 
 	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
 		for (size = 64; size <= 9018; size += 59) {
-			pl_budget_compute(rates[i], size, 2.1e9 + size, &want);
+			__real_pl_budget_compute(rates[i], size, 2.1e9 + size,
+						 &want);
 			ex_budget_compute(rates[i], size, 2.1e9 + size, &got);
 			if (got.frames_per_second != want.frames_per_second ||
 			    got.ns_per_frame != want.ns_per_frame ||
@@ -130,13 +137,14 @@ static int matches_common(void)
 	}
 	for (payload = 0; payload <= 9000; payload++)
 		if (ex_frame_for_payload(payload, payload & 1) !=
-			    pl_frame_for_payload(payload, payload & 1) &&
+			    __real_pl_frame_for_payload(payload, payload & 1) &&
 		    !bad++)
 			gr_fail_at(__FILE__, __LINE__,
 				   "payload %u vlan %d: frame %u, expected %u",
 				   payload, payload & 1,
 				   ex_frame_for_payload(payload, payload & 1),
-				   pl_frame_for_payload(payload, payload & 1));
+				   __real_pl_frame_for_payload(payload,
+							       payload & 1));
 	return gr_verdict();
 }
 

@@ -41,18 +41,14 @@ uint64_t ex_hist_percentile(const struct pl_hist *h, double p)
 	 */
 
 	rank = rank_of(h->count, p);
-	/*
-	 * Exercise 3.3: walk the buckets from the lowest, adding up their
-	 * counts in seen, and stop at the first bucket i where seen reaches
-	 * rank.
-	 */
+	/* Exercise 3.3: which bucket holds the value of that rank? */
 
 	low = pl_hist_bucket_low(i);
 	high = pl_hist_bucket_high(i);
 	/*
-	 * Exercise 3.4: report the middle of bucket i (never more than half
-	 * a bucket from the true value), clamped to [h->min, h->max]: those
-	 * two are exact, and no recorded value lies beyond them.
+	 * Exercise 3.4: one value for the bucket, never more than half a
+	 * bucket from the true one, and never beyond what was recorded
+	 * (h->min and h->max are exact).
 	 */
 	return v;
 }

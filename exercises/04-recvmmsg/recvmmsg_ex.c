@@ -3,10 +3,9 @@
  * Exercise 4: recvmmsg() batching on the kernel path.
  *
  * recvfrom() costs one system call per datagram. recvmmsg() fills a whole
- * vector of messages in one call: each struct mmsghdr points at its own
- * buffer through an iovec, and the kernel writes each datagram's length
- * into its msg_len. This is the heart of kernel-stack/rx_socket.c
- * (init_msgs() and socket_rx_loop()). Fill in the "Exercise 4.N" marks.
+ * vector of messages in one call: each struct mmsghdr describes where its
+ * datagram goes, and the kernel says how long each one was. Fill in the
+ * "Exercise 4.N" marks; recvmmsg(2) is the reference to read.
  */
 #include "recvmmsg_ex.h"
 
@@ -19,9 +18,8 @@ void ex_init_msgs(struct sock_rx *rx)
 
 	for (i = 0; i < rx->batch; i++) {
 		/*
-		 * Exercise 4.1: rx->iov[i] describes rx->bufs[i], BUF_LEN
-		 * bytes; rx->msgs[i].msg_hdr takes that one iovec, and no
-		 * address and no control messages (all other fields 0).
+		 * Exercise 4.1: message i receives into rx->bufs[i], nothing
+		 * else (no address, no control messages).
 		 */
 	}
 }
@@ -34,18 +32,17 @@ int ex_recv_batch(struct sock_rx *rx)
 	int n = 0;
 
 	/*
-	 * Exercise 4.2: one recvmmsg() on rx->fd for up to rx->batch
-	 * messages, with rx->flags and no timeout. Count the call in
-	 * rx->syscalls. When it returns nothing (n <= 0: EAGAIN with
-	 * MSG_DONTWAIT, EINTR at the end of a run) count rx->empty and
-	 * return 0.
+	 * Exercise 4.2: one system call for up to rx->batch datagrams
+	 * (rx->flags). Every call counts in rx->syscalls, one that brought
+	 * nothing in rx->empty (and the function returns 0).
 	 */
 
 	now = pl_now_ns();
 	/*
-	 * Exercise 4.3: hand every datagram that arrived to rx_one()
-	 * (rx_socket.h) with its own length, which the kernel wrote into
-	 * rx->msgs[i].msg_len.
+	 * Exercise 4.3: account every datagram that arrived: rx_one()
+	 * (rx_socket.h) parses one. A datagram longer than its buffer was
+	 * cut by the kernel, which says so: do not parse what is left,
+	 * reject it as PL_BAD_UDP_LEN (pl_stats_reject()).
 	 */
 	(void)p;
 	(void)now;

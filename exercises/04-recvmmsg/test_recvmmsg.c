@@ -228,6 +228,25 @@ static int bad_datagrams(void)
 	return gr_verdict();
 }
 
+/* A datagram longer than its buffer is cut: a reject, never parsed. */
+static int truncated(void)
+{
+	static uint8_t big[3000];
+	unsigned i;
+
+	setup(64);
+	pl_build_payload(big, sizeof(big), 1, 4242, 0);
+	send_n(2, 100);
+	for (i = 0; i < 2; i++)
+		send(tx_fd, big, sizeof(big), 0);
+	send_n(1, 100);
+	GR_EQ_U(ex_recv_batch(&rx), 5);
+	GR_EQ_U(rx.stats.packets, 3);
+	GR_EQ_U(rx.stats.bad[PL_BAD_UDP_LEN], 2);
+	GR_EQ_U(rx.stats.bad_total, 2);
+	return gr_verdict();
+}
+
 static const struct gr_case cases[] = {
 	{ "init_msgs", 2, "each message points at its own buffer", init_msgs },
 	{ "one_call", 3, "one call takes a whole batch", one_call },
@@ -236,6 +255,8 @@ static const struct gr_case cases[] = {
 	{ "many", 2, "10,000 datagrams: one system call per batch", many },
 	{ "bad_datagrams", 1, "bad datagrams counted by reason",
 	  bad_datagrams },
+	{ "truncated", 2, "a datagram cut to the buffer (MSG_TRUNC): udp_len",
+	  truncated },
 	{ 0 }
 };
 

@@ -187,11 +187,9 @@ static __always_inline enum pl_reason parse_frame(void *data, void *end,
 static __always_inline int count(__u32 verdict, __u64 len)
 {
 	/*
-	 * Exercise 5.1: look up this verdict's entry of the per-CPU map
-	 * verdicts and add one packet of len bytes to it. The lookup may
-	 * return NULL, and the verifier refuses the program unless you check.
-	 * Each CPU has its own copy of the entry: plain increments, no
-	 * atomics, no lock.
+	 * Exercise 5.1: one packet of len bytes for this verdict, in the
+	 * per-CPU map verdicts. What will the verifier insist on? Why need
+	 * a per-CPU entry no atomics?
 	 */
 	return verdict;
 }
@@ -216,10 +214,8 @@ int pathlab_xdp(struct xdp_md *ctx)
 		verdict = XDP_DROP;
 	} else if (lab_action == PL_XDP_REDIRECT) {
 		/*
-		 * Exercise 5.3: redirect into the AF_XDP socket of the queue
-		 * this frame came in on (ctx->rx_queue_index), through the
-		 * xsks map. When no socket is bound there, the verdict must
-		 * be XDP_PASS: the frame goes on to the kernel stack.
+		 * Exercise 5.3: to the AF_XDP socket of this frame's RX queue
+		 * (the xsks map); where none is bound, to the kernel stack.
 		 */
 		verdict = XDP_PASS;
 		/* Data only: parse_frame() counted an end marker if any. */

@@ -11,8 +11,8 @@
  *
  * The rings are single-producer, single-consumer rings in shared memory
  * (<xdp/xsk.h>): reserve slots, write them, submit (producer side); peek,
- * read, release (consumer side). This is fill_all() of af-xdp/xsk_setup.c
- * and rx_burst() of af-xdp/rx_xsk.c. Fill in the "Exercise 6.N" marks.
+ * read, release (consumer side), with <xdp/xsk.h> (exercise 13 writes
+ * them). Fill in the "Exercise 6.N" marks.
  */
 #include "xsk_fill_ex.h"
 #include "clock.h"
@@ -36,10 +36,9 @@ static inline void rx_one(struct xsk_rx *rx, const void *frame, uint32_t len,
 int ex_fill_all(struct xsk_rx *rx, unsigned frames, unsigned frame_size)
 {
 	/*
-	 * Exercise 6.1: reserve frames slots on rx->fq (all or nothing:
-	 * -ENOSPC when the ring cannot take them), write the address of
-	 * frame i (its offset in the UMEM) into slot i with
-	 * xsk_ring_prod__fill_addr(), and submit them all.
+	 * Exercise 6.1: every frame of the UMEM onto the fill ring, or
+	 * -ENOSPC when the ring cannot take them all. A frame is named by
+	 * its offset in the UMEM.
 	 */
 	return 0;
 }
@@ -61,18 +60,13 @@ unsigned ex_rx_burst(struct xsk_rx *rx)
 		rx_one(rx, xsk_umem__get_data(rx->area, d->addr), d->len, now);
 	}
 	/*
-	 * Exercise 6.2: the frames are ours until they are on the fill ring
-	 * again. Reserve n slots on rx->fq (when the ring has no room yet,
-	 * xsk_ring_prod__reserve() returns 0: count rx->fill_short and try
-	 * again), write into each the address of the frame its descriptor
-	 * names, rounded down to the frame's start with rx->frame_mask (the
-	 * kernel's address may point past headroom), and submit them.
+	 * Exercise 6.2: the n frames are ours until they are on the fill
+	 * ring again: give each back (the frame, not the packet's address in
+	 * it: rx->frame_mask). A ring with no room yet counts in
+	 * rx->fill_short; never drop a frame.
 	 */
 	(void)idx_fq;
 
-	/*
-	 * Exercise 6.3: release the n descriptors of the RX ring, so that
-	 * the kernel may reuse their slots.
-	 */
+	/* Exercise 6.3: and the RX ring's slots? */
 	return n;
 }

@@ -7,8 +7,8 @@
  * mbuf pointers, possibly none, and never blocks. From then on every mbuf
  * is ours, and the PMD can refill its RX ring only with mbufs that went
  * back to the pool: a leaked mbuf is one less descriptor until the pool
- * runs dry and the NIC drops everything (rx_nombuf, imissed). This is
- * dpdk_rx_loop() of dpdk/rx_dpdk.c. Fill in the "Exercise 7.N" marks.
+ * runs dry and the NIC drops everything (rx_nombuf, imissed). Fill in the
+ * "Exercise 7.N" marks.
  */
 #include "dpdk_burst_ex.h"
 #include "clock.h"
@@ -37,25 +37,21 @@ uint16_t ex_rx_poll(struct ex_dpdk_rx *rx)
 	uint64_t t, now;
 	uint16_t n = 0;
 
-	/*
-	 * Exercise 7.1: ask the port's RX queue 0 for up to rx->burst mbufs
-	 * into rx->bufs.
-	 */
+	/* Exercise 7.1: one burst from queue 0, never blocking. */
 
 	if (n) {
 		now = pl_now_ns();
 		/*
-		 * Exercise 7.2: account each frame with rx_one(), then give
-		 * every one of the n mbufs back to its pool, good or bad,
-		 * exactly once (one call does the whole burst).
+		 * Exercise 7.2: account each frame (rx_one()); a frame spread
+		 * over a chain of mbufs is not contiguous: reject it as
+		 * PL_BAD_UDP_LEN unparsed. After that, no mbuf of the burst
+		 * (no segment of a chain) may stay ours.
 		 */
 		(void)now;
 	}
 	/*
-	 * Exercise 7.3: one TSC read per poll (rte_rdtsc()): add the cycles
-	 * since rx->prev_tsc to rx->cycles[1] if this poll returned packets,
-	 * else to rx->cycles[0]; count the poll the same way in rx->polls;
-	 * remember the TSC in rx->prev_tsc.
+	 * Exercise 7.3: the cost of this poll, from one TSC read: polls and
+	 * their cycles, split into empty ([0]) and not ([1]).
 	 */
 	(void)t;
 	return n;
@@ -65,8 +61,5 @@ uint16_t ex_rx_poll(struct ex_dpdk_rx *rx)
 void ex_rx_loop(struct ex_dpdk_rx *rx)
 {
 	rx->prev_tsc = rte_rdtsc();
-	/*
-	 * Exercise 7.4: poll until pl_run_done() (common/run.h) says the
-	 * run is over: a count reached, an end marker seen, a signal.
-	 */
+	/* Exercise 7.4: until the run is over (common/run.h). */
 }

@@ -294,6 +294,47 @@ static int pool_pressure(void)
 	return gr_verdict();
 }
 
+/*
+ * A frame in a chain of mbufs (a jumbo frame, scattered RX): its bytes
+ * are not contiguous, and the parser must not take the first segment for
+ * the frame. Rejected as udp_len, and every segment freed.
+ */
+static int chained(void)
+{
+	struct rte_mbuf *m, *tail;
+	unsigned i, chains = 0;
+	size_t len;
+
+	setup(32);
+	put(10, 0, 0);
+	for (i = 0; i < 5; i++) {
+		m = rte_pktmbuf_alloc(pool);
+		tail = rte_pktmbuf_alloc(pool);
+		if (!m || !tail)
+			break;
+		len = pl_build_frame(rte_pktmbuf_mtod(m, void *), 2048, &spec,
+				     1000, 2, next_seq++, pl_now_ns());
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+		tail->data_len = 500; /* the rest of a longer frame */
+		tail->pkt_len = 500;
+		if (rte_pktmbuf_chain(m, tail) || rte_ring_enqueue(ring, m)) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		chains++;
+	}
+	GR_EQ_U(chains, 5);
+	put(10, 0, 0);
+	drain(100);
+	GR_EQ_U(rx.stats.packets, 20);
+	GR_EQ_U(rx.stats.bad[PL_BAD_UDP_LEN], 5);
+	GR_CHECK(in_use() == 0, "%u mbufs never went back to the pool",
+		 in_use());
+	teardown();
+	return gr_verdict();
+}
+
 static const struct gr_case cases[] = {
 	{ "burst", 3, "one poll takes one burst", burst },
 	{ "frees_all", 4, "every mbuf back to the pool, bad ones too",
@@ -305,6 +346,8 @@ static const struct gr_case cases[] = {
 	  loop_ends },
 	{ "pool_pressure", 2, "100,000 frames through 1023 mbufs",
 	  pool_pressure },
+	{ "chained", 2, "a chained (multi-segment) frame: udp_len, all freed",
+	  chained },
 	{ 0 }
 };
 

@@ -8,9 +8,8 @@
  * carries a wr_id the completion will hand back. Each message consumes one
  * posted receive; on a UD queue pair a message that finds none is simply
  * dropped. We learn what arrived by polling the completion queue from user
- * space, no system call; then the buffer must be posted again. This is
- * verbs_post() of rdma/rx_verbs.h, rx_burst() and verbs_rx_loop() of
- * rdma/rx_verbs.c. Fill in the "Exercise 8.N" marks.
+ * space, no system call; then the buffer must be posted again.
+ * Fill in the "Exercise 8.N" marks (ibv_post_recv(3), ibv_poll_cq(3)).
  */
 #include "verbs_cq_ex.h"
 #include "clock.h"
@@ -39,17 +38,14 @@ int ex_post_slots(struct ex_verbs_rx *rx, const uint32_t *slot, int n)
 
 	for (i = 0; i < n; i++) {
 		/*
-		 * Exercise 8.1: rx->sge[i] is slot[i]'s buffer: its address
-		 * in rx->buf, EX_SLOT bytes, rx->mr->lkey. rx->wr[i] carries
-		 * slot[i] as its wr_id, that one sge, and points at the next
-		 * work request (NULL after the last), so that one call posts
-		 * the whole chain.
+		 * Exercise 8.1: work request i receives into slot[i] (each
+		 * slot is EX_SLOT bytes of rx->buf, registered as rx->mr),
+		 * and its completion must say which slot it was.
 		 */
 	}
 	/*
-	 * Exercise 8.1 (continued): count the call in rx->recv_posts and
-	 * post the chain with ibv_post_recv(). Careful: verbs return a
-	 * positive errno, and this function returns 0 or -errno.
+	 * Exercise 8.1 (continued): all n with one call (rx->recv_posts
+	 * counts calls). Mind the sign of the errors.
 	 */
 	(void)bad;
 	return 0;
@@ -65,13 +61,11 @@ static void rx_burst(struct ex_verbs_rx *rx, const struct ibv_wc *wc, int n)
 	rx->completions += (unsigned)n;
 	for (i = 0; i < n; i++) {
 		/*
-		 * Exercise 8.3: a completion whose status is not
-		 * IBV_WC_SUCCESS is counted (rx->wc_errors, its status in
-		 * rx->last_wc_status) and its buffer not posted again: the
-		 * QP is broken. For a good one, the slot is the wr_id; the
-		 * message sits rx->grh bytes into the slot (UD puts the GRH
-		 * first) and is wc[i].byte_len - rx->grh long: hand it to
-		 * rx_one() and keep the slot in slot[k++] to post again.
+		 * Exercise 8.3: a failed completion is counted
+		 * (rx->wc_errors, rx->last_wc_status), and its buffer is not
+		 * posted again: the QP is broken. A good one is accounted
+		 * (rx_one()), and its slot goes into slot[k++] to be posted
+		 * again. Where does the message start in the slot on UD?
 		 */
 		(void)now;
 	}
@@ -85,10 +79,9 @@ int ex_poll_once(struct ex_verbs_rx *rx)
 	int n = 0;
 
 	/*
-	 * Exercise 8.2: poll rx->cq for up to rx->batch completions into
-	 * rx->wc and count the poll in rx->polls. When there are none
-	 * (n <= 0) count rx->empty and return 0; otherwise hand them to
-	 * rx_burst().
+	 * Exercise 8.2: one poll of up to rx->batch completions, counted
+	 * in rx->polls (an empty one also in rx->empty, returning 0); the
+	 * completions go to rx_burst().
 	 */
 	return n;
 }

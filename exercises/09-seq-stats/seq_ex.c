@@ -8,8 +8,7 @@
  * (reordered) if it fills a gap and a duplicate if it was seen already.
  * Numbers are 32 bits on the wire and wrap; they are extended to 64 bits
  * against the highest seen. A bitmap remembers the last PL_SEQ_WINDOW
- * numbers. This is pl_seq_account() of common/stats.c; the helpers are
- * given. Fill in the "Exercise 9.N" marks.
+ * numbers. The helpers are given. Fill in the "Exercise 9.N" marks.
  */
 #include "seq_ex.h"
 
@@ -68,10 +67,7 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 {
 	uint64_t n;
 
-	/*
-	 * Exercise 9.1: the flow's first packet. Mark the flow started;
-	 * first and highest are seq; mark it seen; one unique number.
-	 */
+	/* Exercise 9.1: the flow's first packet. */
 
 	if (!seq_extend(q, seq, &n)) {
 		/* Before zero: too old to tell, counted as a unique late. */
@@ -80,10 +76,8 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 		return true;
 	}
 	/*
-	 * Exercise 9.2: a number above the highest: forget the numbers the
-	 * window moves past (window_advance() before highest changes), make
-	 * it the highest, mark it seen, count it unique. Numbers skipped on
-	 * the way are the gaps: nothing to count for them here.
+	 * Exercise 9.2: a number above the highest. What must the window
+	 * forget first? (The numbers skipped are the gaps: 9.4 counts them.)
 	 */
 
 	if (q->highest - n >= PL_SEQ_WINDOW) {
@@ -95,10 +89,8 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 		return true;
 	}
 	/*
-	 * Exercise 9.3: within the window, at or below the highest: seen
-	 * before (and not below first) is a duplicate: count it and return
-	 * false. Otherwise it is late and fills a gap: mark it seen, count
-	 * it reordered and unique, and lower first if it lies below.
+	 * Exercise 9.3: within the window, at or below the highest: a
+	 * duplicate (returns false) or a late packet filling a gap.
 	 */
 	return true;
 }
@@ -106,9 +98,6 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 /* Sequence numbers in [first, highest] never seen. */
 uint64_t ex_seq_missing(const struct pl_seq *q)
 {
-	/*
-	 * Exercise 9.4: the span [first, highest] less the unique numbers
-	 * seen, never below 0; 0 for a flow that has not started.
-	 */
+	/* Exercise 9.4: the gaps, never below 0. */
 	return 0;
 }

@@ -24,10 +24,8 @@ static uint32_t gx_sum(const uint8_t *b, uint32_t len)
 	uint64_t sum = 0;
 
 	/*
-	 * Exercise 10.2: add up the big-endian 16-bit words of b (byte
-	 * loads: plc_be16()); an odd last byte is the high half of a word
-	 * padded with zero. Then fold the carries back in until the sum
-	 * fits in 16 bits.
+	 * Exercise 10.2: the Internet checksum's sum (RFC 1071), with byte
+	 * loads only. Mind an odd length.
 	 */
 	return (uint32_t)sum;
 }
@@ -51,9 +49,8 @@ uint8_t gx_payload(const uint8_t *b, uint32_t len, struct pl_gpu_res *r)
 	 */
 
 	/*
-	 * Exercise 10.3: the header's fields into *r: flags (the high
-	 * nibble of byte 2), flow (byte 3), seq (bytes 4-7) and tx_ns
-	 * (bytes 8-15), all big-endian.
+	 * Exercise 10.3: the header's fields into *r (common/wire.h shows
+	 * the header's layout).
 	 */
 	(void)gx_sum;
 	return PL_OK;
@@ -134,11 +131,12 @@ int gx_consume(const struct gx_region *reg, unsigned nreg,
 	       const struct pl_gpu_desc *d, struct pl_gpu_res *res, unsigned n)
 {
 	/*
-	 * Exercise 10.4: for each descriptor, find the region that holds
-	 * all of [d[i].addr, d[i].addr + d[i].len) (-EFAULT when none
-	 * does: a real GPU would fault), and run gx_check() on the bytes
-	 * through the region's view: view + (addr - dev). Never read the
-	 * address itself: it is device memory, and the CPU cannot.
+	 * Exercise 10.4: each descriptor's bytes must lie wholly inside one
+	 * region (else -EFAULT: a real GPU would fault); gx_check() reads
+	 * them through that region's view. Never read the
+	 * address itself: it is device memory, and the CPU has no ordinary
+	 * pointer to it (only a mapping made for it: GDRCopy,
+	 * rte_gpu_mem_cpu_map()).
 	 */
 	(void)gx_check;
 	return 0;

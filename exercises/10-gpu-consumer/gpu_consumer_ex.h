@@ -13,6 +13,15 @@
 #include "consumer.h"
 
 /*
+ * The consumer's own checks are the reference of this exercise: the code
+ * under test may use the byte helpers (plc_be16(), plc_be32(), plc_sum()),
+ * not the checks. Only the grader, which compares with them, sees them.
+ */
+#ifndef GX_GRADER
+#pragma GCC poison plc_payload plc_ipv4_udp plc_frame plc_check
+#endif
+
+/*
  * Memory the GPU can reach, as the emulated GPU keeps it: dev is the
  * address the path and the descriptors use (the CPU may not read it), view
  * the backend's own mapping of the same len bytes.

@@ -25,44 +25,9 @@ ITEMS=(
 	"link_rx_grows 2 whose link receive counter grows (a real run)"
 	"socket_fits_100g_64 2 the socket path against the 100G budget (a real run)"
 )
-FAILED=0
-GRADED=0
-
-if [ "${1:-}" = --list ]; then
-	for item in "${ITEMS[@]}"; do
-		read -r name points what <<<"$item"
-		echo "CASE $points $EX/$name $what"
-	done
-	exit 0
-fi
-
-# result NAME PASS|FAIL|SKIP MESSAGE: print the GRADE line of a question.
-result() {
-	local item name points what
-	for item in "${ITEMS[@]}"; do
-		read -r name points what <<<"$item"
-		[ "$name" = "$1" ] || continue
-		echo "GRADE $2 $points $EX/$name${3:+ $3}"
-		[ "$2" = FAIL ] && FAILED=$((FAILED + 1))
-		[ "$2" = SKIP ] || GRADED=$((GRADED + 1))
-		[ -z "${3:-}" ] || echo "  [$name] $3" >&2
-	done
-}
-
-# The answer to key $1, lowercased, blanks and thousands commas removed.
-answer() {
-	sed -n "s/^[[:space:]]*$1[[:space:]]*=\([^#]*\).*/\1/p" "$ANSWERS" |
-		head -n 1 | tr -d ' \t,_' | tr '[:upper:]' '[:lower:]'
-}
-
-# near GOT WANT REL: true when both are numbers and GOT is within REL.
-near() {
-	awk -v g="$1" -v w="$2" -v r="$3" 'BEGIN {
-		if (g !~ /^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/) exit 1
-		d = g - w; if (d < 0) d = -d
-		exit !(d <= r * (w < 0 ? -w : w))
-	}'
-}
+# shellcheck source=exercises/lib/answers.sh
+. "$REPO/exercises/lib/answers.sh"
+answers_list "${1:-}"
 
 # Check numeric answer $1 against the calculator's value $2.
 numeric() {
@@ -194,9 +159,4 @@ if [ "$need_run" = 1 ]; then
 	fi
 fi
 
-if [ "$FAILED" -gt 0 ]; then
-	exit 1
-elif [ "$GRADED" -eq 0 ]; then
-	exit 77
-fi
-exit 0
+answers_exit

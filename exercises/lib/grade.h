@@ -16,6 +16,16 @@
  * in this process (for a debugger). GR_TIMEOUT (seconds, default 30)
  * bounds each case.
  *
+ * A case's verdict reaches the grader on a pipe of its own when the case
+ * function returns; a child that ends any other way (exit() in the code
+ * under test, a crash, a timeout) fails the case.
+ *
+ * The reference a test compares with (a function of common/, say) must not
+ * be callable by the code under test. The test links with
+ * -Wl,--wrap=NAME and says GR_REFERENCE(ret, NAME, (params)) once: a call
+ * to NAME() then fails the case with a clear message, and the test itself
+ * calls the reference as __real_NAME().
+ *
  * Exit status: 1 if a case failed, 77 if every case was skipped, else 0.
  */
 #ifndef PATHLAB_EX_GRADE_H
@@ -49,6 +59,26 @@ void gr_fail_at(const char *file, int line, const char *fmt, ...)
  * SIGABRT), that is the last thing it says.
  */
 void gr_context(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The code under test called the reference NAME(): fail the case, saying
+ * so, and end it here.
+ */
+void gr_reference_called(const char *name) __attribute__((noreturn));
+
+/*
+ * Keep reference NAME away from the code under test (linked with
+ * -Wl,--wrap=NAME): its calls land in __wrap_NAME(), which fails the case;
+ * the test calls __real_NAME(), declared here with its return type and
+ * parameters.
+ */
+#define GR_REFERENCE(ret, name, params)                                        \
+	ret __real_##name params;                                              \
+	void __wrap_##name(void);                                              \
+	void __wrap_##name(void)                                               \
+	{                                                                      \
+		gr_reference_called(#name);                                    \
+	}
 
 /* Say why a case is skipped, and return GR_SKIP. */
 int gr_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -12,9 +12,11 @@
 # Trials alternate the methods (A B A B ...). Rate = packets that reached
 # the receiver or drop point / the sender's duration; cycles per packet =
 # busy CPU time over ALL CPUs during the send (elapsed x CPUs - idle -
-# iowait - steal, from /proc/stat) x TSC rate / packets: on veth the
-# receive work runs on the sender's CPU. Busy-polling receivers spin a core
-# whether packets come or not; that is part of their cost.
+# iowait - steal, from /proc/stat) x TSC rate / packets, generator included;
+# receive-core cycles per packet = the receiver's threads and the lab's NAPI
+# threads (veth's receive work, pinned to the receive CPU) over the same
+# window (schedstat) x TSC rate / packets. Busy-polling receivers spin a
+# core whether packets come or not; that is part of their cost.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -41,6 +43,7 @@ HZ_TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
 TSC_HZ=$("$BUILD/common/pathlab-budget" --json --rate 10G --size 64 | jq .clock_hz)
 PIDS=""
+RXPID=""
 
 cleanup() {
 	local p
@@ -58,18 +61,34 @@ cpu_snap() {
 	date +%s.%N
 }
 
-# Send COUNT datagrams at full speed; print "duration_s busy_s sent".
+# CPU nanoseconds run so far on the receive core by the work under test:
+# the receiver's threads ($RXPID, if any) and the lab's NAPI threads.
+rx_core_ns() {
+	local f t sum=0 tasks=()
+	[ -n "$RXPID" ] && tasks=(/proc/"$RXPID"/task/*/schedstat)
+	for f in "${tasks[@]}" $(topo_napi_pids | sed 's|.*|/proc/&/schedstat|'); do
+		{ read -r t _ <"$f"; } 2>/dev/null || continue
+		sum=$((sum + t))
+	done
+	echo "$sum"
+}
+
+# Send COUNT datagrams at full speed; print
+# "duration_s busy_s sent rx_core_s".
 send() {
-	local i0 t0 i1 t1
+	local i0 t0 i1 t1 r0 r1
 	read -r i0 t0 < <(cpu_snap | paste -sd' ')
+	r0=$(rx_core_ns)
 	ns_exec tx "$GEN" --dst "$PL_RX_ADDR" --iface "$PL_TX_IF" --cpu 0 \
-		--count "$COUNT" --quiet --json "$TMP/gen.json" 2>/dev/null
+		--count "$COUNT" --no-end --quiet --json "$TMP/gen.json" 2>/dev/null
 	sleep 0.05 # let the receiver drain
+	r1=$(rx_core_ns)
 	read -r i1 t1 < <(cpu_snap | paste -sd' ')
 	awk -v i0="$i0" -v i1="$i1" -v t0="$t0" -v t1="$t1" -v n="$NCPU" \
 		-v hz="$HZ_TICK" -v d="$(jq .duration_s "$TMP/gen.json")" \
-		-v s="$(jq .sent "$TMP/gen.json")" \
-		'BEGIN { printf "%s %.4f %s\n", d, (t1 - t0) * n - (i1 - i0) / hz, s }'
+		-v s="$(jq .sent "$TMP/gen.json")" -v r0="$r0" -v r1="$r1" \
+		'BEGIN { printf "%s %.4f %s %.6f\n", d,
+			(t1 - t0) * n - (i1 - i0) / hz, s, (r1 - r0) / 1e9 }'
 }
 
 # Link rx packets of the receiving veth.
@@ -77,10 +96,12 @@ link_rx() {
 	ip -n "$RXNS" -j -s link show "$PL_RX_IF" | jq '.[0].stats64.rx.packets'
 }
 
-# Print "pps cycles_per_packet" for N packets over duration D, busy B s.
+# Print "pps cycles_per_packet rx_core_cycles_per_packet" for N packets
+# over duration D, busy B s, receive core R s.
 figures() {
-	awk -v n="$1" -v d="$2" -v b="$3" -v hz="$TSC_HZ" \
-		'BEGIN { if (n == 0) n = 1; printf "%.0f %.0f\n", n / d, b * hz / n }'
+	awk -v n="$1" -v d="$2" -v b="$3" -v r="$4" -v hz="$TSC_HZ" \
+		'BEGIN { if (n == 0) n = 1
+			printf "%.0f %.0f %.0f\n", n / d, b * hz / n, r * hz / n }'
 }
 
 # Start a receiver in the rx namespace; wait for its ready file.
@@ -98,29 +119,37 @@ start_rx() {
 	return 1
 }
 
+# Stop the receiver with SIGINT (it writes its JSON): it must still run when
+# send() reads its CPU time, so the generator sends no end markers.
+stop_rx() {
+	kill -INT "$RXPID" 2>/dev/null
+	wait "$RXPID"
+	RXPID=""
+}
+
 # One trial of pathlab-rx-xsk with ARGS; prints "pps cycles".
 run_xsk() {
-	local d b s
+	local d b r
 	start_rx "$XSK" --iface "$PL_RX_IF" --cpu 1 --idle-timeout 1000 \
-		--count "$COUNT" "$@" || return 1
-	read -r d b s < <(send)
-	wait "$RXPID"
-	figures "$(jq .received "$TMP/rx.json")" "$d" "$b"
+		"$@" || return 1
+	read -r d b _ r < <(send)
+	stop_rx
+	figures "$(jq .received "$TMP/rx.json")" "$d" "$b" "$r"
 }
 
 # One trial of the socket receiver (reads and discards).
 run_socket() {
-	local d b s
-	start_rx "$SOCK" --iface "$PL_RX_IF" --cpu 1 --idle-timeout 1000 \
-		--count "$COUNT" || return 1
-	read -r d b s < <(send)
-	wait "$RXPID"
-	figures "$(jq .received "$TMP/rx.json")" "$d" "$b"
+	local d b r
+	start_rx "$SOCK" --iface "$PL_RX_IF" --cpu 1 --idle-timeout 1000 ||
+		return 1
+	read -r d b _ r < <(send)
+	stop_rx
+	figures "$(jq .received "$TMP/rx.json")" "$d" "$b" "$r"
 }
 
 # One trial of testpmd rxonly on net_af_xdp; packets from its port stats.
 run_testpmd() {
-	local d b s n
+	local d b r n
 	rm -f "$TMP/tp.in" "$TMP/tp.out"
 	mkfifo "$TMP/tp.in"
 	exec {TPFD}<>"$TMP/tp.in"
@@ -131,27 +160,29 @@ run_testpmd() {
 		-- --forward-mode=rxonly --total-num-mbufs=16384 \
 		<"$TMP/tp.in" >"$TMP/tp.out" 2>&1 &
 	TPPID=$!
+	RXPID=$TPPID
 	PIDS="$PIDS $TPPID"
 	for _ in $(seq 500); do
 		grep -q "Press enter to exit" "$TMP/tp.out" && break
 		sleep 0.02
 	done
 	sleep 1 # the PMD's socket and program come up after the prompt
-	read -r d b s < <(send)
+	read -r d b _ r < <(send)
 	echo >&"$TPFD"
 	wait "$TPPID"
+	RXPID=""
 	exec {TPFD}>&-
 	n=$(awk '/Accumulated forward statistics/ { a = 1 }
 		a && /RX-packets:/ { print $2; exit }' "$TMP/tp.out")
-	figures "${n:-0}" "$d" "$b"
+	figures "${n:-0}" "$d" "$b" "$r"
 }
 
 # One trial of a drop that no process sees: count at the link.
 run_link_drop() {
-	local d b s r0
+	local d b r r0
 	r0=$(link_rx)
-	read -r d b s < <(send)
-	figures "$(($(link_rx) - r0 - 3))" "$d" "$b" # 3 end markers
+	read -r d b _ r < <(send)
+	figures "$(($(link_rx) - r0))" "$d" "$b" "$r"
 }
 
 run_tc() {
@@ -164,15 +195,14 @@ run_tc() {
 }
 
 run_iptables() {
-	# shellcheck disable=SC2034 # read by the files that source this one
-	local d b s n
+	local d b r n
 	ip netns exec "$RXNS" iptables -t raw -A PREROUTING -p udp \
 		--dport 9000 -j DROP
-	read -r d b _ < <(send)
+	read -r d b _ r < <(send)
 	n=$(ip netns exec "$RXNS" iptables -t raw -L PREROUTING -v -x -n |
 		awk '/DROP/ { print $1; exit }')
 	ip netns exec "$RXNS" iptables -t raw -F PREROUTING
-	figures "$((n - 3))" "$d" "$b"
+	figures "$n" "$d" "$b" "$r"
 }
 
 # Run the methods named in $@ alternately, TRIALS times; then the table.
@@ -190,10 +220,10 @@ compare() {
 
 # Median, min and max of each method; ratio of medians to the first.
 table() {
-	printf '%-14s %18s %22s %10s %10s\n' method "rate kpps med" \
-		"cycles/pkt (system) med" "rate x" "cycles x"
+	printf '%-14s %18s %24s %24s %8s %8s\n' method "rate kpps med" \
+		"cycles/pkt system med" "receive core med" "rate x" "rxc x"
 	awk -v order="$*" '
-	{ n[$1]++; p[$1, n[$1]] = $2; c[$1, n[$1]] = $3 }
+	{ n[$1]++; p[$1, n[$1]] = $2; c[$1, n[$1]] = $3; x[$1, n[$1]] = $4 }
 	function med(a, m, k,   i, j, t, v) {
 		for (i = 1; i <= k; i++) v[i] = a[m, i]
 		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
@@ -207,10 +237,11 @@ table() {
 			m = ms[i]
 			mp = med(p, m, n[m]); plo = lo; phi = hi
 			mc = med(c, m, n[m]); clo = lo; chi = hi
-			if (i == 1) { bp = mp; bc = mc }
-			printf "%-14s %6.0f (%4.0f-%4.0f) %9.0f (%5.0f-%5.0f) %10.2f %10.2f\n",
+			mx = med(x, m, n[m]); xlo = lo; xhi = hi
+			if (i == 1) { bp = mp; bx = mx }
+			printf "%-14s %6.0f (%4.0f-%4.0f) %9.0f (%6.0f-%6.0f) %9.0f (%6.0f-%6.0f) %8.2f %8.2f\n",
 				m, mp / 1e3, plo / 1e3, phi / 1e3, mc, clo, chi,
-				mp / bp, mc / bc
+				mx, xlo, xhi, mp / bp, (bx > 0 ? mx / bx : 0)
 		}
 	}' "$TMP/results"
 }

@@ -10,13 +10,15 @@
 # take /proc/stat for all CPUs. Rate = datagrams received / the generator's
 # send time (the same for both, so testpmd needs no clock of ours). System
 # cycles per packet = busy CPU seconds of all CPUs (elapsed - idle - iowait
-# - steal) x TSC Hz / datagrams received. testpmd's count is RX-packets of
+# - steal) x TSC Hz / datagrams received; receive-core cycles per packet =
+# the receiver's and the lab's NAPI threads' CPU time (schedstat) x TSC Hz /
+# datagrams received. testpmd's count is RX-packets of
 # its accumulated port statistics. Medians, min-max and B/A ratios at the
 # end. Needs root; builds nothing; leaves nothing.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-BUILD=${MESON_BUILD_ROOT:-$REPO/build}
+BUILD=${MESON_BUILD_ROOT:-${PATHLAB_BUILD:-$REPO/build}}
 . "$REPO/labs/lib/topo.sh"
 
 VDEV=af_xdp
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
 	--vdev) VDEV=$2; shift 2 ;;
 	--trials) TRIALS=$2; shift 2 ;;
 	--count) COUNT=$2; shift 2 ;;
-	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
 	*) echo "dpdk.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -61,16 +63,32 @@ cpu_now() {
 	}' /proc/stat
 }
 
-# Send the train and measure the window: "sent duration_s busy_s steal_s".
+# CPU seconds run so far on the receive core by our work: the receiver's
+# threads (RXPID) and the lab's NAPI threads (topo_napi_pids), schedstat.
+rx_core_now() {
+	local f t sum=0
+	for f in /proc/"$RXPID"/task/*/schedstat $(topo_napi_pids |
+		sed 's|.*|/proc/&/schedstat|'); do
+		{ read -r t _ <"$f"; } 2>/dev/null || continue
+		sum=$((sum + t))
+	done
+	awk -v n="$sum" 'BEGIN { printf "%.4f\n", n / 1e9 }'
+}
+
+# Send the train and measure the window:
+# "sent duration_s busy_s steal_s rx_core_s".
 send_and_measure() {
-	local b0 b1
+	local b0 b1 r0 r1
 	b0=$(cpu_now)
+	r0=$(rx_core_now)
 	ns_exec tx "$GEN" --dst "$PL_RX_ADDR" --iface "$PL_TX_IF" --cpu 0 \
-		--count "$COUNT" --quiet --json "$TMP/gen.json" 2>/dev/null
+		--count "$COUNT" --no-end --quiet --json "$TMP/gen.json" 2>/dev/null
+	r1=$(rx_core_now)
 	b1=$(cpu_now)
 	printf '%s %s\n' "$(jq -r '"\(.sent) \(.duration_s)"' "$TMP/gen.json")" \
-		"$(awk -v a="$b0" -v b="$b1" 'BEGIN { split(a, x); split(b, y);
-			printf "%.4f %.4f", y[1] - x[1], y[3] - x[3] }')"
+		"$(awk -v a="$b0" -v b="$b1" -v r0="$r0" -v r1="$r1" 'BEGIN {
+			split(a, x); split(b, y)
+			printf "%.4f %.4f %.4f", y[1] - x[1], y[3] - x[3], r1 - r0 }')"
 }
 
 # The same ring depth on both sides: af_packet's ring (framecnt) and the
@@ -92,10 +110,13 @@ trial_a() {
 	local m
 	rm -f "$TMP/a.ready" "$TMP/a.json"
 	ns_spawn RXPID rx "$RXBIN" --iface "$PL_RX_IF" --vdev-kind "$VDEV" \
-		--cpu 1 --count "$COUNT" --idle-timeout 1500 --quiet \
+		--cpu 1 --idle-timeout 1500 --quiet \
 		--ready "$TMP/a.ready" --json "$TMP/a.json" 2>"$TMP/a.err"
 	wait_for test -e "$TMP/a.ready" || { cat "$TMP/a.err" >&2; return 1; }
 	m=$(send_and_measure)
+	# No end markers (--no-end): it must run until its CPU time is read.
+	sleep 0.2 # let the rings drain, as for testpmd
+	kill -INT "$RXPID"
 	wait "$RXPID"
 	RXPID=""
 	echo "$(jq -r '.received' "$TMP/a.json") $m"
@@ -117,25 +138,28 @@ trial_b() {
 	RXPID=""
 	n=$(sed -n '/Accumulated forward statistics/,$p' "$TMP/b.out" |
 		grep -o 'RX-packets: *[0-9]*' | head -1 | grep -o '[0-9]*$')
-	# testpmd counts the generator's end markers too: take them off.
+	# Never more than was sent (a stray frame of the lab's own).
 	echo "$((n > COUNT ? COUNT : n)) $m"
 }
 
 : >"$TMP/results"
 echo "# $VDEV, $COUNT datagrams of 64 B per trial, $TRIALS trials each, A B A B ..."
-printf '%-6s %-16s %10s %10s %12s %8s\n' trial receiver received kpps "cyc/pkt sys" steal_s
+printf '%-6s %-16s %10s %10s %12s %12s %8s\n' trial receiver received kpps \
+	"cyc/pkt sys" "cyc/pkt rxc" steal_s
 HZ=0
 for ((t = 1; t <= TRIALS; t++)); do
 	for who in a b; do
 		line=$(trial_$who) || { echo "dpdk.sh: trial $who failed" >&2; exit 1; }
 		[ $who = a ] && HZ=$(jq -r '.budget.clock_hz' "$TMP/a.json")
-		read -r rcv sent dur busy steal <<<"$line"
+		read -r rcv sent dur busy steal rxc <<<"$line"
 		name=$([ $who = a ] && echo pathlab-rx-dpdk || echo testpmd-rxonly)
 		awk -v t="$t" -v n="$name" -v r="$rcv" -v s="$sent" -v d="$dur" \
-			-v b="$busy" -v st="$steal" -v hz="$HZ" -v w="$who" 'BEGIN {
+			-v b="$busy" -v st="$steal" -v hz="$HZ" -v w="$who" \
+			-v rx="$rxc" 'BEGIN {
 			kpps = r / d / 1e3; cyc = r ? b * hz / r : 0
-			printf "%-6s %-16s %10d %10.1f %12.0f %8.2f\n", t, n, r, kpps, cyc, st
-			printf "%s %f %f\n", w, kpps, cyc >> "'"$TMP/results"'"
+			rcyc = r ? rx * hz / r : 0
+			printf "%-6s %-16s %10d %10.1f %12.0f %12.0f %8.2f\n", t, n, r, kpps, cyc, rcyc, st
+			printf "%s %f %f %f\n", w, kpps, cyc, rcyc >> "'"$TMP/results"'"
 		}'
 	done
 done
@@ -151,11 +175,15 @@ read -r ak amin amax <<<"$(stat a 2)"
 read -r bk bmin bmax <<<"$(stat b 2)"
 read -r ac acmin acmax <<<"$(stat a 3)"
 read -r bc bcmin bcmax <<<"$(stat b 3)"
+read -r ar armin armax <<<"$(stat a 4)"
+read -r br brmin brmax <<<"$(stat b 4)"
+r0() { printf %.0f "$1"; }
 echo
-echo "| $VDEV on veth, in a VM | rate, kpps (median, min-max) | system cycles/packet (median, min-max) |"
-echo "|---|---|---|"
-echo "| A pathlab-rx-dpdk | $ak ($amin-$amax) | $(printf %.0f "$ac") ($(printf %.0f "$acmin")-$(printf %.0f "$acmax")) |"
-echo "| B testpmd rxonly | $bk ($bmin-$bmax) | $(printf %.0f "$bc") ($(printf %.0f "$bcmin")-$(printf %.0f "$bcmax")) |"
-awk -v a="$ak" -v b="$bk" -v c="$ac" -v d="$bc" 'BEGIN {
-	printf "| ratio B/A | %.2f | %.2f |\n", b / a, d / c }'
-echo "TSC $(awk -v h="$HZ" 'BEGIN { printf "%.2f GHz", h / 1e9 }'); cycles = busy CPU time of all CPUs x TSC rate"
+echo "| $VDEV on veth, in a VM | rate, kpps (median, min-max) | system cycles/packet (median, min-max) | receive-core cycles/packet (median, min-max) |"
+echo "|---|---|---|---|"
+echo "| A pathlab-rx-dpdk | $ak ($amin-$amax) | $(r0 "$ac") ($(r0 "$acmin")-$(r0 "$acmax")) | $(r0 "$ar") ($(r0 "$armin")-$(r0 "$armax")) |"
+echo "| B testpmd rxonly | $bk ($bmin-$bmax) | $(r0 "$bc") ($(r0 "$bcmin")-$(r0 "$bcmax")) | $(r0 "$br") ($(r0 "$brmin")-$(r0 "$brmax")) |"
+awk -v a="$ak" -v b="$bk" -v c="$ac" -v d="$bc" -v e="$ar" -v f="$br" 'BEGIN {
+	printf "| ratio B/A | %.2f | %.2f | %.2f |\n", b / a, d / c, (e > 0 ? f / e : 0) }'
+echo "TSC $(awk -v h="$HZ" 'BEGIN { printf "%.2f GHz", h / 1e9 }'); system cycles = busy CPU time of all CPUs x TSC rate (generator included);"
+echo "receive-core cycles = the receiver's threads + the lab's NAPI threads (schedstat) over the generator's run x TSC rate / received; both receivers spin, so idle polls in that window are in it"

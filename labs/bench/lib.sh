@@ -205,6 +205,17 @@ bench_pid_cpu_s() {
 	awk -v n="$sum" 'BEGIN { printf "%.4f\n", n / 1e9 }'
 }
 
+# Print the CPU seconds the lab's NAPI threads (topo_napi_pids: veth's
+# receive work, on the receive core) have run so far.
+bench_napi_cpu_s() {
+	local pid t sum=0
+	for pid in $(topo_napi_pids); do
+		{ read -r t _ <"/proc/$pid/schedstat"; } 2>/dev/null || continue
+		sum=$((sum + t))
+	done
+	awk -v n="$sum" 'BEGIN { printf "%.4f\n", n / 1e9 }'
+}
+
 # True if PID is alive and not a zombie (no fork: it runs in the poll loop).
 bench_alive() {
 	local st
@@ -387,13 +398,15 @@ bench_traffic_window() {
 # Run one trial of TOOL in DIR through its hooks; append it to
 # $BENCH_WORK/TOOL.tsv and set BENCH_LAST to the same fields: received sent
 # tx_s pps busy_s steal_s window_s cycles/pkt trial_busy_s trial_wall_s link_pkts
-# background (busy CPUs in BENCH_IDLE_CHECK_S idle checks before and after, the larger;
+# background rx_core_cycles/pkt (the receive core: the lab's NAPI threads +
+# the receiver process, from the traffic's start to the drain's end, x TSC /
+# received; a busy poller's idle spinning in that span is in it) (busy CPUs in BENCH_IDLE_CHECK_S idle checks before and after, the larger;
 # the one before leaves out the receiver's own CPU time: a busy poller spins).
 # busy/window: the traffic window (bench_traffic_window); trial_*: from just
 # before the sender starts to BENCH_DRAIN_S after it ends (a cross-check, and
 # the fallback when no traffic window was seen).
 bench_pair() {
-	local tool=$1 dir=$2 a b p0 p2 p3 r0 r1 rxs received sent tx_s busy steal wall tbusy tsteal twall bg line
+	local tool=$1 dir=$2 a b p0 p2 p3 r0 r1 r2 n1 n2 rxs received sent tx_s busy steal wall tbusy tsteal twall bg line
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	BENCH_RX_PID=""
@@ -408,6 +421,7 @@ bench_pair() {
 	sleep "$BENCH_IDLE_CHECK_S"
 	bench_cpu_snap a
 	r1=$(bench_pid_cpu_s "$BENCH_RX_PID")
+	n1=$(bench_napi_cpu_s)
 	if ! bench_traffic_window "$tool" "$dir"; then
 		bench_warn "$tool: sender failed (see $dir)"
 		bench_stop "$BENCH_RX_PID"
@@ -415,6 +429,11 @@ bench_pair() {
 	fi
 	sleep "$BENCH_DRAIN_S"
 	bench_cpu_snap b
+	r2=$(bench_pid_cpu_s "$BENCH_RX_PID")
+	n2=$(bench_napi_cpu_s)
+	# A receiver that ended before this reading took its CPU time with it:
+	# no receive-core figure for this trial (-1), rather than a wrong one.
+	bench_alive "$BENCH_RX_PID" || r2=-1
 	"${tool}_rx_stop" "$dir" || { bench_warn "$tool: receiver failed (see $dir)"; return 1; }
 	bench_cpu_snap p2
 	sleep "$BENCH_IDLE_CHECK_S"
@@ -439,11 +458,14 @@ bench_pair() {
 		awk '{ b = ($3 > 0 ? $1 / $3 : 0); if (b > m) m = b } END { printf "%.3f", m }')
 	line=$(awk -v r="$received" -v s="${sent:--}" -v t="$tx_s" -v bu="$busy" \
 		-v st="$steal" -v w="$wall" -v hz="$BENCH_TSC_HZ" -v tb="$tbusy" \
-		-v tw="$twall" -v lp="$BENCH_WIN_PKTS" -v bg="$bg" 'BEGIN {
+		-v tw="$twall" -v lp="$BENCH_WIN_PKTS" -v bg="$bg" \
+		-v rc="$(awk -v a="$r1" -v b="$r2" -v c="$n1" -v d="$n2" \
+			'BEGIN { print b < 0 ? -1 : (b - a) + (d - c) }')" 'BEGIN {
 		pps = t > 0 ? r / t : 0
 		cpp = r > 0 ? bu * hz / r : 0
-		printf "%d %s %.4f %.1f %.4f %.4f %.4f %.1f %.4f %.4f %d %.3f\n",
-			r, s, t, pps, bu, st, w, cpp, tb, tw, lp, bg
+		rcpp = r > 0 && rc >= 0 ? rc * hz / r : -1
+		printf "%d %s %.4f %.1f %.4f %.4f %.4f %.1f %.4f %.4f %d %.3f %.1f\n",
+			r, s, t, pps, bu, st, w, cpp, tb, tw, lp, bg, rcpp
 	}')
 	echo "$line" >>"$BENCH_WORK/$tool.tsv"
 	BENCH_LAST=$line
@@ -460,8 +482,8 @@ bench_last_line() {
 # Print "PPS_MED PPS_MIN PPS_MAX CPP_MED CPP_MIN CPP_MAX STEAL_MED WALL_MED N SUSPECT"
 # for TOOL (SUSPECT: trials whose background load exceeded BENCH_BG_WARN).
 bench_summary() {
-	local f=$BENCH_WORK/$1.tsv pps cpp steal wall n bad
-	[ -s "$f" ] || { echo "- - - - - - - - 0 0"; return 0; }
+	local f=$BENCH_WORK/$1.tsv pps cpp steal wall n bad rcpp
+	[ -s "$f" ] || { echo "- - - - - - - - 0 0 - - -"; return 0; }
 	# shellcheck disable=SC2046
 	pps=$(bench_stats $(awk '{ print $4 }' "$f"))
 	# shellcheck disable=SC2046
@@ -470,9 +492,11 @@ bench_summary() {
 	steal=$(bench_stats $(awk '{ print $6 }' "$f"))
 	# shellcheck disable=SC2046
 	wall=$(bench_stats $(awk '{ print $7 }' "$f"))
+	# shellcheck disable=SC2046
+	rcpp=$(bench_stats $(awk '$13 >= 0 { print $13 }' "$f"))
 	n=$(wc -l <"$f")
 	bad=$(awk -v w="$BENCH_BG_WARN" '$12 > w { k++ } END { print k + 0 }' "$f")
-	echo "$pps $cpp ${steal%% *} ${wall%% *} $n $bad"
+	echo "$pps $cpp ${steal%% *} ${wall%% *} $n $bad $rcpp"
 }
 
 # Print the table: LABEL_A TOOL_A LABEL_B TOOL_B; ratios are A/B on the medians.
@@ -494,6 +518,14 @@ bench_table() {
 		printf "%-24s      %9s  %-17s  %10s\n", "  ranges overlap?",
 			ov(a[2], a[3], b[2], b[3]), "", ov(a[5], a[6], b[5], b[6])
 		print "  (overlapping min-max ranges: the difference is inside run-to-run noise)"
+		print ""
+		print "receive core: the lab NAPI threads + the receiver process, x TSC / received"
+		printf "%-24s %10s  %-17s\n", "", "cycles/pkt", "  min - max"
+		rc(la, a); rc(lb, b)
+		if (a[11] == "-" || b[11] == "-") print "ratio: not measured for both"
+		else printf "%-24s %10.2f  %s  ranges overlap? %s\n", "ratio " la "/" lb,
+			(b[11] > 0 ? a[11] / b[11] : 0), "(<1: " la " cheaper)",
+			ov(a[12], a[13], b[12], b[13])
 		if (a[10] + b[10] > 0)
 			printf "WARNING: other load (> %s busy CPUs idle) around %d of %d %s and %d of %d %s trials: those figures include it\n",
 				w, a[10], a[9], la, b[10], b[9], lb
@@ -502,6 +534,10 @@ bench_table() {
 		if (v[9] == 0) { printf "%-24s %3d  (no successful trials)\n", l, 0; return }
 		printf row, l, v[9], v[1] / 1000, sprintf("  %.1f - %.1f", v[2] / 1000, v[3] / 1000),
 			v[4], sprintf("  %.0f - %.0f", v[5], v[6]), v[7], v[8]
+	}
+	function rc(l, v) {
+		if (v[11] == "-") { printf "%-24s %10s  (the receiver ended before its CPU time was read)\n", l, "-"; return }
+		printf "%-24s %10.0f  %-17s\n", l, v[11], sprintf("  %.0f - %.0f", v[12], v[13])
 	}
 	function ov(lo1, hi1, lo2, hi2) { return (lo1 <= hi2 && lo2 <= hi1) ? "yes" : "no" }'
 }
@@ -520,9 +556,11 @@ Cycles: TSC-equivalent = system-wide CPU busy time x TSC rate ($ghz GHz);
   ${BENCH_QUIET_POLLS} quiet polls after it stops, the same way for every tool. It counts
   everything that ran in that window: sender, receiver, kernel, this
   script's poller, and any background load.
-On veth the kernel's receive work (NAPI, IP/UDP stack, socket enqueue) runs
-  on the SENDER's CPU ($BENCH_TX_CPU), not the receiver's ($BENCH_RX_CPU): only the
-  system-wide figure is a per-packet cost; the receiver's own CPU time is not.
+Receive core: the lab runs veth's receive work (NAPI: XDP, GRO, IP/UDP,
+  socket enqueue) in a kernel thread pinned to the receiver's CPU ($BENCH_RX_CPU), as
+  a NIC queue's IRQ would be; that thread plus the receiver process is the
+  receive cost, measured the same way (schedstat) for both tools. A busy
+  poller's idle spinning (before traffic ends, and in the drain) is in it.
 Rate: packets the receiver got / the sender's own sending time.
 Other load: busy CPUs are checked for ${BENCH_IDLE_CHECK_S} s with no traffic just before and
   just after each trial (the waiting receiver's own CPU time left out); above

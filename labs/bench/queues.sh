@@ -17,10 +17,12 @@
 # and the ratios 2q/1q.
 #
 # What a 2-vCPU machine can show, and what it cannot:
-# - On veth the kernel's receive work (NAPI, XDP, the IP/UDP stack, the copy
-#   into the socket or the UMEM) runs on the SENDER's CPU. Two pinned sender
-#   threads spread it over both CPUs whatever the receiver does; the
-#   receiver's queues only decide where the user-space half of the work runs.
+# - On the two-queue lab veth's NAPI stays in softirq context, so the
+#   kernel's receive work (NAPI, XDP, the IP/UDP stack, the copy into the
+#   socket or the UMEM) runs on the SENDER's CPU: two pinned sender threads
+#   spread it over both CPUs whatever the receiver does, and the receiver's
+#   queues only decide where the user-space half runs. The one-queue lab
+#   (1q) runs it in a NAPI thread on the receive core instead.
 # - There are only two CPUs for two sender threads, the kernel's receive
 #   work and one or two receiver threads. Nothing gets a core of its own: a
 #   second queue adds a thread that competes with a sender for CPU 1, and
@@ -194,8 +196,9 @@ use_lab() {
 
 # --- the receiver and the sender, for Q queues ---------------------------------
 
-# Start the receiver with Q queues in DIR; it ends on the end-of-train
-# markers, or after 1.5 s without a packet.
+# Start the receiver with Q queues in DIR. The generator sends no end
+# markers: the receiver must still run when its CPU time is read after the
+# drain; rx_stop ends it with SIGINT (1.5 s without a packet also ends it).
 rx_start() {
 	local dir=$1 q=$2 args=()
 	case $RX_PATH in
@@ -222,16 +225,13 @@ gen_tx() {
 	ns_exec tx "$GEN" --dst "$PL_RX_ADDR" --port "$BENCH_PORT" \
 		--iface "$PL_TX_IF" --size "$SIZE" --threads "$GEN_THREADS" \
 		--flows "$GEN_FLOWS" --cpu "$FIRST_CPU" --count 0 \
-		--duration "$SECONDS_PER_TRIAL" --quiet \
+		--duration "$SECONDS_PER_TRIAL" --no-end --quiet \
 		--json "$1/gen.json" >"$1/gen.out" 2>&1
 }
 
-# Wait for the receiver to end; it must have written its run JSON.
+# Stop the receiver (SIGINT); it must have written its run JSON.
 rx_stop() {
-	if ! bench_wait_gone "$BENCH_RX_PID" 6; then
-		bench_warn "the receiver is still running; stopping it"
-		bench_stop "$BENCH_RX_PID"
-	fi
+	bench_stop "$BENCH_RX_PID" INT
 	[ -s "$1/rx.json" ]
 }
 
@@ -348,8 +348,9 @@ Where: veth between two network namespaces, in a VM ($BENCH_NCPUS CPUs). Not a N
 Sender: pathlab-gen, $GEN_THREADS threads on CPUs $FIRST_CPU..$((FIRST_CPU + GEN_THREADS - 1)), $GEN_FLOWS flows (source ports),
   XPS: the thread on CPU q sends on TX queue q. Receiver: queue q on CPU $FIRST_CPU + q.
   2q: --queues 2 on the two-queue lab. 1q: --queues 1 on the $([ "$Q1_LAB" = one ] && echo "one-queue lab (all traffic on queue 0)" || echo "same two-queue lab").
-On veth the kernel's receive work runs on the SENDER's CPUs: the two sender
-  threads spread it over both CPUs in 1q and 2q alike. Two CPUs are shared by
+On the two-queue lab veth's receive work runs on the SENDER's CPUs (NAPI in
+  softirq context): the two sender threads spread it over both CPUs; the
+  one-queue lab runs it in a NAPI thread pinned to CPU $FIRST_CPU. Two CPUs are shared by
   the two sender threads, the kernel's work and the receiver's thread(s):
   nothing gets a core of its own, and busy-polling receivers (AF_XDP, DPDK)
   spin a CPU that a sender needs. This machine cannot show scaling with

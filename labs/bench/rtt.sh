@@ -419,8 +419,9 @@ Pairs: pathlab-gen sends one ping and blocks in recv for its reflection;
   pathlab-rx-socket blocks in recvmmsg and answers with sendmmsg; sockperf
   pp blocks in recvfrom, sockperf sr answers each recvfrom with a sendto.
   pathlab-rx-xsk and pathlab-rx-dpdk spin on their rings (busy polling):
-  on this 2-CPU machine they hold CPU $BENCH_RX_CPU the whole time, while the
-  kernel's receive work for both directions runs on the CPU that sends.
+  on this 2-CPU machine they hold CPU $BENCH_RX_CPU the whole time. The
+  ping's receive work runs in the lab's NAPI thread on CPU $BENCH_RX_CPU too
+  (sharing it with a busy poller); the reply's runs on the CPU that sends it.
 Samples: pathlab-gen leaves its first $WARMUP pings out; sockperf keeps only
   its "valid duration" (its own warm-up and tail left out).
 Background load (no traffic): $BG_BEFORE busy CPUs before, $BG_AFTER after.

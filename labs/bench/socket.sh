@@ -84,7 +84,9 @@ BENCH_TSC_HZ=$(bench_tsc_hz)
 
 # --- A: pathlab-gen -> pathlab-rx-socket (recvmmsg) ---------------------------
 
-# Start our receiver; it ends on the generator's end-of-train markers.
+# Start our receiver. The generator sends no end-of-train markers
+# (--no-end): the receiver must still be running when its CPU time is read
+# after the drain, so the script stops it with SIGINT, as sockperf's.
 pathlab_rx_start() {
 	ns_spawn BENCH_RX_PID rx taskset -c "$BENCH_RX_CPU" "$RX_SOCKET" \
 		--mode recvmmsg --bind "$PL_RX_ADDR" --port "$BENCH_PORT" \
@@ -102,17 +104,14 @@ pathlab_rx_ready() {
 pathlab_tx() {
 	ns_exec tx taskset -c "$BENCH_TX_CPU" "$GEN" --dst "$PL_RX_ADDR" \
 		--port "$BENCH_PORT" --iface "$PL_TX_IF" --size "$SIZE" \
-		--count 0 --duration "$SECONDS_PER_TRIAL" --quiet \
+		--count 0 --duration "$SECONDS_PER_TRIAL" --no-end --quiet \
 		--json "$1/gen.json" >"$1/gen.out" 2>&1
 }
 
-# Wait for it to end (end markers; idle timeout as the fallback).
+# Stop it with SIGINT; it writes its JSON and exits.
 pathlab_rx_stop() {
 	local rc=0
-	if ! bench_wait_gone "$BENCH_RX_PID" 6; then
-		bench_warn "pathlab-rx-socket still running; stopping it"
-		bench_stop "$BENCH_RX_PID"
-	fi
+	bench_stop "$BENCH_RX_PID" INT
 	[ -s "$1/rx.json" ] || rc=1
 	return $rc
 }
@@ -203,8 +202,8 @@ bench_labels \
 	"Pairs: each tool brings its own sender. pathlab-gen sends with sendmmsg" \
 	"  (64 per call), sockperf tp with one sendto per message; sockperf sr reads" \
 	"  with one recvfrom per message, pathlab-rx-socket with recvmmsg (64). The" \
-	"  rate is the pair's; on veth the sender's CPU also carries the kernel's" \
-	"  receive work, so the sender may be what limits it." \
+	"  rate is the pair's: the sender's CPU carries the send path, so the" \
+	"  sender may be what limits it; the receive cost is on the receive core." \
 	"Counts: pathlab from its run JSON; sockperf from the server's exit summary" \
 	"  on SIGINT (\"Total N messages received and handled\", warm-up excluded)." \
 	"Background load (no traffic): $BG_BEFORE busy CPUs before, $BG_AFTER after."

@@ -72,9 +72,16 @@ cmp_host_json() {
 	jq -n --arg hostname "$(uname -n)" --arg kernel "$(uname -r)" \
 		--arg cpu "${cpu:-unknown}" --argjson cpus "$(nproc)" \
 		--arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg virt "$virt" \
+		--argjson load "$(cmp_loadavg)" \
 		'{hostname: $hostname, kernel: $kernel, cpu_model: $cpu,
 		  cpus: $cpus, date: $date, virtualization: $virt,
-		  tsc_hz: null}'
+		  tsc_hz: null, loadavg_start: $load}'
+}
+
+# Print the 1-minute load average (runnable tasks, machine-wide): other
+# work on a shared machine shows up in every figure, so results say it.
+cmp_loadavg() {
+	awk '{ print $1 + 0 }' /proc/loadavg
 }
 
 # Print the env label of the runs: the link ("veth-napi": the lab's veth,
@@ -265,29 +272,50 @@ cmp_assemble() {
 	local runs=("$@")
 	jq -n --slurpfile host "$CMP_OUT/raw/host.json" \
 		'{pathlab: 1, host: $host[0], runs: [inputs]}
-		| .host.tsc_hz = ([.runs[].budget.clock_hz // empty][0] // null)' \
+		| .host.tsc_hz = ([.runs[].budget.clock_hz // empty][0] // null)
+		| .host.loadavg_end = $load_end' --argjson load_end "$(cmp_loadavg)" \
 		"${runs[@]}" >"$CMP_OUT/results.json"
 }
 
+# Print the paths under DIR (3 levels: OUT/raw/FILE), NUL-separated.
+cmp_tree() {
+	find "$1" -maxdepth 3 -print0 2>/dev/null
+}
+
 # Pick the output directory; link results/latest when it is the default.
+# Note what is there already (CMP_OLD) and the first folder this makes
+# (CMP_TOP): cmp_chown gives away only what compare created.
 cmp_outdir() {
-	local stamp
+	local stamp d f
 	if [ -z "$CMP_OUT" ]; then
 		stamp=$(date +%Y%m%d-%H%M%S)
 		CMP_OUT=$PATHLAB_ROOT/results/$stamp
-		mkdir -p "$CMP_OUT/raw" || return 1
-		ln -sfn "$stamp" "$PATHLAB_ROOT/results/latest"
-	else
-		mkdir -p "$CMP_OUT/raw" || return 1
-		CMP_OUT=$(cd "$CMP_OUT" && pwd)
 	fi
+	CMP_OUT=$(realpath -m -- "$CMP_OUT") || return 1
+	d=$CMP_OUT CMP_TOP=$CMP_OUT
+	while [ ! -e "$d" ] && [ ! -L "$d" ]; do
+		CMP_TOP=$d
+		d=$(dirname -- "$d")
+	done
+	declare -gA CMP_OLD=()
+	while IFS= read -r -d '' f; do
+		CMP_OLD[$f]=1
+	done < <(cmp_tree "$CMP_TOP")
+	mkdir -p "$CMP_OUT/raw" || return 1
+	[ -z "${stamp:-}" ] || ln -sfn "$stamp" "$PATHLAB_ROOT/results/latest"
 }
 
-# Give the results to the user who ran us through sudo.
+# Give the results to the user who ran us through sudo: what compare
+# created, never a folder that was there before (--out /etc).
 cmp_chown() {
-	if [ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID}" != 0 ]; then
-		chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$CMP_OUT" 2>/dev/null || true
-	fi
+	local f
+	[ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID}" != 0 ] || return 0
+	# A new folder holds only new things: all of it (links not followed).
+	while IFS= read -r -d '' f; do
+		[ -n "${CMP_OLD[$f]:-}" ] ||
+			chown -R -h "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$f" 2>/dev/null
+	done < <(cmp_tree "$CMP_TOP")
+	return 0
 }
 
 # Print the number of runs: (path, mode) rows x sizes x workloads, and
@@ -345,7 +373,9 @@ cmp_vm_runs() {
 			--cpus "$CMP_RX_CPU,$CMP_TX_CPU" >"$log" 2>&1
 	else
 		echo "[$((i + 1))-$total] $path $modes in the Soft-RoCE VM (one boot) ..."
-		"$PATHLAB_ROOT/labs/rdma-vm" run --timeout 1800 --share "$CMP_OUT" \
+		# A compare killed with SIGKILL takes the VM (and qemu) along.
+		setpriv --pdeathsig TERM \
+			"$PATHLAB_ROOT/labs/rdma-vm" run --timeout 1800 --share "$CMP_OUT" \
 			--share "$PATHLAB_BUILD" -- \
 			bash "$PATHLAB_LIB/rdma-vm-compare.sh" "${args[@]}" \
 			--rates "0,$PL_RATE_LATENCY_VM,$PL_RATE_VISIBILITY,0" >"$log" 2>&1

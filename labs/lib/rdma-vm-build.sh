@@ -7,6 +7,8 @@
 # Needs PATHLAB_ROOT and PATHLAB_LIB.
 
 VM_CACHE=${PATHLAB_CACHE:-$PATHLAB_ROOT/.cache/rdma-vm}
+# The file that says VM_CACHE is ours: `clean` removes nothing without it.
+VM_MARK=.pathlab-rdma-vm-cache
 # Modules to load, by name; their dependencies come first automatically.
 # crc32_generic is not in modules.dep but rdma_rxe needs it (ICRC).
 VM_MODULES="virtio_pci 9pnet_virtio 9p crc32_generic ib_uverbs rdma_rxe
@@ -40,7 +42,7 @@ vm_kver() {
 # Print the tools the build needs that are missing.
 vm_missing_tools() {
 	local t
-	for t in busybox xz gzip cpio dpkg apt-get qemu-system-x86_64; do
+	for t in busybox xz gzip cpio dpkg apt-get qemu-system-x86_64 setpriv; do
 		case $t in
 		cpio) command -v cpio >/dev/null || busybox cpio --help \
 			>/dev/null 2>&1 || echo "$t" ;;
@@ -140,13 +142,36 @@ vm_built() {
 		[ "$VM_CACHE/initrd.gz" -nt "$PATHLAB_LIB/rdma-vm-build.sh" ]
 }
 
+# Make VM_CACHE ours: a new folder, one with our marker, or one that holds
+# only what a build makes (a cache from before the marker) gets the marker;
+# any other folder is refused (PATHLAB_CACHE must name a folder of its own).
+vm_cache_own() {
+	local f
+	[ -f "$VM_CACHE/$VM_MARK" ] && return 0
+	mkdir -p "$VM_CACHE" || return 1
+	for f in "$VM_CACHE"/* "$VM_CACHE"/.[!.]*; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		case ${f##*/} in
+		kver | vmlinux | initrd | initrd.gz | initrd.gz.tmp | kroot | runs | linux-image-*.deb) ;;
+		*)
+			vm_say "refusing cache $VM_CACHE: it holds ${f##*/}," \
+				"which rdma-vm did not make (set PATHLAB_CACHE" \
+				"to a folder of its own)"
+			return 2
+			;;
+		esac
+	done
+	echo "rdma-vm cache: 'labs/rdma-vm clean' removes this folder" \
+		>"$VM_CACHE/$VM_MARK"
+}
+
 # rdma-vm build: everything above, skipping what is already done.
 vm_build() {
 	local kver missing moddir
 	missing=$(vm_missing_tools | paste -sd' ' -)
 	[ -z "$missing" ] || { vm_say "missing tools: $missing"; return 77; }
+	vm_cache_own || return
 	vm_built && return 0
-	mkdir -p "$VM_CACHE"
 	kver=$(vm_kver) || { vm_say "cannot tell which kernel to use" \
 		"(set RDMA_VM_KVER)"; return 77; }
 	vm_fetch_kernel "$kver" ||
@@ -162,7 +187,13 @@ vm_build() {
 	vm_say "built: kernel $kver, $(wc -l <"$VM_CACHE/initrd/mods/list") modules, in $VM_CACHE"
 }
 
-# rdma-vm clean: remove the cache.
+# rdma-vm clean: remove the cache, only when it carries our marker.
 vm_clean() {
+	[ -e "$VM_CACHE" ] || [ -L "$VM_CACHE" ] || return 0
+	if [ ! -f "$VM_CACHE/$VM_MARK" ] || [ -L "$VM_CACHE" ]; then
+		vm_say "refusing to remove $VM_CACHE: it has no $VM_MARK," \
+			"so rdma-vm did not build it (check PATHLAB_CACHE)"
+		return 2
+	fi
 	rm -rf "$VM_CACHE"
 }

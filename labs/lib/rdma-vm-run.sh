@@ -61,7 +61,7 @@ vm_write_start() {
 # rdma-vm run [--timeout S] [--share DIR]... [--topo KIND] [--] CMD...
 vm_run() {
 	local timeout=600 topo=veth shares=("$PATHLAB_ROOT") s i rc log
-	local virtfs=() list=""
+	local virtfs=() list="" tailer
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--timeout) timeout=${2:?}; shift 2 ;;
@@ -81,7 +81,9 @@ vm_run() {
 	mkdir -p "$VM_CACHE/runs"
 	VM_RUN_DIR=$(mktemp -d "$VM_CACHE/runs/run.XXXXXX")
 	vm_path_ok "$VM_RUN_DIR" || { vm_run_cleanup; return 99; }
-	trap 'vm_run_cleanup; exit 130' INT TERM
+	trap 'vm_run_cleanup; exit 129' HUP
+	trap 'vm_run_cleanup; exit 130' INT
+	trap 'vm_run_cleanup; exit 143' TERM
 	vm_write_start "$VM_RUN_DIR" "$topo" "$@"
 	for i in "${!shares[@]}"; do
 		virtfs+=(-virtfs "local,path=${shares[$i]},mount_tag=s$i,security_model=none,multidevs=remap")
@@ -89,8 +91,12 @@ vm_run() {
 	done
 	log=$VM_RUN_DIR/console
 	: >"$log"
+	# A kill -9 of this script runs no trap: each link of the chain
+	# (timeout, then qemu) gets SIGKILL from the kernel when its parent
+	# dies (PR_SET_PDEATHSIG), so no qemu outlives us.
 	# shellcheck disable=SC2046 # vm_accel prints several words
-	timeout -k 5 "$timeout" qemu-system-x86_64 $(vm_accel) \
+	setpriv --pdeathsig KILL timeout -k 5 "$timeout" \
+		setpriv --pdeathsig KILL qemu-system-x86_64 $(vm_accel) \
 		-m "${RDMA_VM_MEM:-1024}" -smp "${RDMA_VM_CPUS:-2}" \
 		-nodefaults -display none -no-reboot -nic none -serial stdio \
 		-kernel "$VM_CACHE/vmlinux" -initrd "$VM_CACHE/initrd.gz" \
@@ -100,9 +106,13 @@ vm_run() {
 		-virtfs "local,path=$VM_RUN_DIR,mount_tag=run,security_model=none,multidevs=remap" \
 		</dev/null >"$log" 2>&1 &
 	VM_QEMU_PID=$!
+	# The console in the background: bash runs a trap only once the
+	# foreground command is done, but it interrupts a wait at once.
 	tail -s 0.2 --pid="$VM_QEMU_PID" -n +1 -f "$log" 2>/dev/null |
-		tr -d '\r' | grep -vE '^PATHLAB-RDMA-VM-EXIT=|^\[ *[0-9.]+\] reboot: Power down' || true
+		tr -d '\r' | grep -vE '^PATHLAB-RDMA-VM-EXIT=|^\[ *[0-9.]+\] reboot: Power down' &
+	tailer=$!
 	wait "$VM_QEMU_PID" && rc=0 || rc=$?
+	wait "$tailer" || true
 	VM_QEMU_PID=""
 	s=$(tr -d '\r' <"$log" | sed -n 's/^PATHLAB-RDMA-VM-EXIT=\([0-9]*\) uptime=\(.*\)/\1 \2/p' | tail -n 1)
 	if [ -n "$s" ]; then
@@ -116,7 +126,7 @@ vm_run() {
 		rc=99
 	fi
 	vm_run_cleanup
-	trap - INT TERM
+	trap - HUP INT TERM
 	return "$rc"
 }
 

@@ -17,8 +17,6 @@
 #
 # Also a command, for the tests and for builds without root:
 #   bash labs/lib/slides.sh build [OPTIONS]     the same as pathlab slides
-#   bash labs/lib/slides.sh readme-table [FILE] the measured table of
-#                                               labs/README.md
 # Status: 0 built, 1 failed, 2 usage, 77 pandoc or jq missing.
 
 SLIDES_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -301,22 +299,11 @@ slides_main() {
 	[ $failed -eq 0 ]
 }
 
-# labs/README.md's measured table: what each path gives up, with the
-# figures of FILE (default: the checked-in set) at 64-byte frames.
-slides_readme_table() {
-	local results=${1:-$SLIDES_DEFAULT}
-	jq -r --arg what choose --argjson size 64 \
-		-f "$SLIDES_TOOLS/results.jq" "$results" &&
-		echo &&
-		jq -r --arg what label -f "$SLIDES_TOOLS/results.jq" "$results"
-}
-
-# Run as a command: bash slides.sh build|readme-table ...
+# Run as a command: bash slides.sh build ...
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
 	build) shift; slides_main "$@" ;;
-	readme-table) shift; slides_readme_table "$@" ;;
-	*) echo "usage: slides.sh build [OPTIONS] | readme-table [FILE]" >&2; exit 2 ;;
+	*) echo "usage: slides.sh build [OPTIONS]" >&2; exit 2 ;;
 	esac
 	exit $?
 fi

@@ -50,7 +50,8 @@ PL_RX_MAC=02:70:6c:00:00:02
 PL_BPFFS=/sys/fs/bpf
 PL_NETNS_DIR=/run/netns
 # Lab-wide state: which prefixes are up, and what the first of them set up
-# on the host (bpffs mount, /run/netns) so that the last one can undo it.
+# on the host (bpffs mount, /run/netns) so that the last one can undo it;
+# ns/NAME marks a namespace the lab created (topo__ns_mark).
 PL_STATE=/run/pathlab
 
 # Print the lab prefix, or fail if PATHLAB_PREFIX is not a usable name.
@@ -182,7 +183,7 @@ topo__bpffs_empty() {
 
 # Unregister PREFIX; the last user undoes what the first one set up.
 topo__share_release() {
-	local prefix=$1
+	local prefix=$1 f
 	rm -f "$PL_STATE/users/$prefix"
 	[ -d "$PL_STATE" ] || return 0
 	if [ -n "$(ls -A "$PL_STATE/users" 2>/dev/null)" ]; then
@@ -200,7 +201,10 @@ topo__share_release() {
 		fi
 		[ -d "$PL_NETNS_DIR" ] || rm -f "$PL_STATE/netns-dir"
 	fi
-	rmdir "$PL_STATE/users" 2>/dev/null
+	for f in "$PL_STATE"/ns/*; do # marks of namespaces deleted by hand
+		[ -e "$f" ] && ! ns_exists "${f##*/}" && rm -f "$f"
+	done
+	rmdir "$PL_STATE/users" "$PL_STATE/ns" 2>/dev/null
 	rmdir "$PL_STATE" 2>/dev/null
 	return 0
 }
@@ -358,11 +362,42 @@ topo_napi_pids() {
 	cat "$PL_STATE/users/$prefix" 2>/dev/null || true
 }
 
+# Print the identity of namespace NS: the device and inode of its nsfs file,
+# unique while it lives (a namespace of the same name made later differs).
+topo__ns_id() {
+	stat -L -c %d:%i "$PL_NETNS_DIR/$1" 2>/dev/null
+}
+
+# Create namespace NS and mark it ours.
+topo__ns_add() {
+	ip netns add "$1" || return 1
+	mkdir -p "$PL_STATE/ns" && topo__ns_id "$1" >"$PL_STATE/ns/$1"
+}
+
+# True if namespace NS is one the lab created: the mark matches it. Another
+# tool's namespace whose name collides with a prefix's is never touched.
+topo__ns_ours() {
+	local id
+	id=$(topo__ns_id "$1") || return 1
+	[ "$(cat "$PL_STATE/ns/$1" 2>/dev/null)" = "$id" ]
+}
+
+# Refuse (1, and say why) if namespace NS exists and is not ours.
+topo__ns_check() {
+	ns_exists "$1" || return 0
+	topo__ns_ours "$1" && return 0
+	echo "pathlab: refusing namespace $1: the lab did not create it (its" \
+		"name collides with PATHLAB_PREFIX=$(topo_prefix)); choose" \
+		"another PATHLAB_PREFIX, or remove it yourself if it is a lab" \
+		"from before this check (ip netns delete $1)" >&2
+	return 1
+}
+
 # Build the topology from nothing: namespaces TX and RX, Q queues.
 topo__build() {
 	local tx=$1 rx=$2 q=$3
-	ip netns add "$tx" || return 1
-	ip netns add "$rx" || return 1
+	topo__ns_add "$tx" || return 1
+	topo__ns_add "$rx" || return 1
 	ip -n "$tx" link add "$PL_TX_IF" address "$PL_TX_MAC" \
 		numtxqueues "$q" numrxqueues "$q" type veth \
 		peer name "$PL_RX_IF" address "$PL_RX_MAC" \
@@ -406,8 +441,10 @@ topo__down_locked() {
 	local prefix=$1 tx=$2 rx=$3 ns rc=0
 	for ns in "$rx" "$tx"; do
 		ns_exists "$ns" || continue
+		topo__ns_check "$ns" || { rc=1; continue; }
 		topo__kill_ns_procs "$ns"
 		ip netns delete "$ns" || rc=1
+		rm -f "$PL_STATE/ns/$ns"
 	done
 	topo__share_release "$prefix"
 	return $rc
@@ -422,6 +459,10 @@ topo_up() {
 	tx=$prefix-tx
 	rx=$prefix-rx
 	topo__lock || return 1
+	if ! topo__ns_check "$tx" || ! topo__ns_check "$rx"; then
+		topo__unlock
+		return 1
+	fi
 	topo__share_acquire "$prefix" || rc=1
 	if [ $rc -eq 0 ] && ! topo__healthy "$tx" "$rx" "$want"; then
 		if ns_exists "$tx" || ns_exists "$rx"; then

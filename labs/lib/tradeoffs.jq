@@ -159,7 +159,7 @@ def notes: {
 	netfilter: "an nftables (else iptables) counter in the rx namespace, prerouting hook at raw priority, UDP to the lab's port, data only / datagrams sent",
 	ss: "`ss -u -a -n -m` on the lab's port in the rx namespace, once when the receiver is ready and then every 50 ms while it runs; Recv-Q and drops (skmem d) are the socket's",
 	copies: "the receiver's copies_per_packet and copies_source",
-	interrupts: "deltas over the run of /proc/interrupts (the lines naming the receiving interface) and of NET_RX in /proc/softirqs, all CPUs, machine-wide: other traffic adds to them. veth has no hardware IRQs: its receive work runs in NET_RX softirqs, on the sender's CPU, for every path",
+	interrupts: "deltas over the run of /proc/interrupts (the lines naming the receiving interface) and of NET_RX in /proc/softirqs, all CPUs, machine-wide: other traffic adds to them. veth has no hardware IRQs: with one queue the lab runs its receive work in a NAPI thread on the receive core (no NET_RX softirq for it); with several queues, in NET_RX softirqs on the sending CPUs; the same for every path",
 	transport: "by design; Udp InDatagrams (and NoPorts) of the receiver's namespace say whether the kernel's UDP ran"
 };
 

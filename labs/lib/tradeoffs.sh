@@ -33,8 +33,9 @@ TR_NF_NOTE=""
 
 # True when the receivers run on this machine's own interface, not in the
 # lab's rx namespace (two hosts: hosts.sh, --iface or --pci).
+# TR_HERE=1 says so where the hosts state is not known (the watchdog).
 tr__two_hosts() {
-	declare -F hosts_lab >/dev/null && ! hosts_lab
+	[ -n "${TR_HERE:-}" ] || { declare -F hosts_lab >/dev/null && ! hosts_lab; }
 }
 
 # Run CMD where the receivers run: the lab's rx namespace, or here.
@@ -87,6 +88,8 @@ tr__ipt_remove() {
 tr_nf_add() {
 	TR_NF_TOOL=""
 	TR_NF_NOTE=""
+	# The driver's watchdog removes a rule here if the driver is killed.
+	! tr__two_hosts || pl_journal nf-here
 	if command -v nft >/dev/null; then
 		if tr__nft_script | tr__rx nft -f - 2>"$1.nf.err"; then
 			TR_NF_TOOL=nft

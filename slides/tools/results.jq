@@ -20,6 +20,11 @@ def grouped: if . == null then "–" else
 def us: if . == null then "–" else . / 1000
 	| if . >= 1000 then grouped else fmt(1) end end;
 def kpps: if . == null then "–" else . / 1000 | fmt(0) end;
+# What tcpdump saw of a visibility run, and what its own capture dropped
+# (the kernel's capture buffer overflowed: not packets the tap missed).
+def saw: "\(.tcpdump_seen | grouped) of \(.sent | grouped)"
+	+ if (.tcpdump_dropped // 0) > 0
+	  then " (\(.tcpdump_dropped | grouped) capture drops)" else "" end;
 
 def path_name: {socket: "kernel stack", xdp: "XDP", afxdp: "AF_XDP",
 	dpdk: "DPDK", verbs: "RDMA verbs"}[.] // .;
@@ -37,6 +42,10 @@ def gpu_name: {sim: "the emulated GPU (device memory in host RAM)",
 # names every environment of the set).
 def env_tag: {"vm-softroce": "Soft-RoCE in a VM", nic: "a real NIC"}[.env // ""]
 	// null | if . then " (" + . + ")" else "" end;
+
+# The receive cost on the receiving core: "total (kernel + app)".
+def rx_cost: if . == null or .total == null then "–"
+	else "\(.total | grouped) (\(.kernel | grouped) + \(.app | grouped))" end;
 
 def runs_at($size): [.runs[] | select(.frame_bytes == $size)];
 def of($w): map(select(.workload == $w)) | first;
@@ -59,6 +68,10 @@ def where_label($path):
 	| "**Measured** \($date) on \($h.cpu_model // "?"), \($h.cpus // "?") CPUs"
 	+ (if $h.tsc_hz then " (TSC \($h.tsc_hz / 1e9 | fmt(2)) GHz)" else "" end)
 	+ ", kernel \($h.kernel // "?"), virtualization \($h.virtualization // "?")"
+	+ (if $h.loadavg_start != null and $h.cpus != null
+		and ([$h.loadavg_start, $h.loadavg_end // 0] | max) > $h.cpus / 2
+		then " · **a loaded machine**: load average \($h.loadavg_start | fmt(1)) at the start, \($h.loadavg_end // null | fmt(1)) at the end (other work shares the CPUs and is in every figure)"
+		else "" end)
 	+ " · over \($env)"
 	+ (if ($gpu | length) > 0 then " · GPU: \($gpu | join(", "))" else "" end)
 	+ " · `pathlab compare`"
@@ -77,8 +90,8 @@ def path_table($path; $size):
 			+ " (`labs/rdma-vm`, `labs/lib/rdma-vm-compare.sh`) and carry"
 			+ " `env: vm-softroce`." else "" end)
 	else
-	"| mode | rate, kpps | lost | one-way p50 / p99, µs | cycles/pkt all CPUs (receiver) | syscalls/pkt | wake-ups/pkt | copies/pkt | Udp InDatagrams | tcpdump saw |",
-	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+	"| mode | rate, kpps | lost | one-way p50 / p99, µs | receive cycles/pkt (kernel + app) | all CPUs, generator included | syscalls/pkt | wake-ups/pkt | copies/pkt | Udp InDatagrams | tcpdump saw |",
+	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 	($keys[] as $k
 	| [$runs[] | select(.mode == $k.mode and .gpu == $k.gpu)] as $r
 	| ($r | of("throughput")) as $t
@@ -87,28 +100,30 @@ def path_table($path; $size):
 	| "| \($k.mode)\(if ($k.gpu // "none") != "none" then " + GPU " + $k.gpu else "" end)\($r[0] | env_tag)"
 	+ " | \($t.pps | kpps) | \($t.lost | grouped) of \($t.sent | grouped)"
 	+ " | \(if ($l.latency_ns.count // 0) > 0 then "\($l.latency_ns.p50 | us) / \($l.latency_ns.p99 | us)" else "–" end)"
-	+ " | \($t.cycles_per_packet.system | grouped) (\($t.cycles_per_packet.receiver | grouped))"
+	+ " | \($t.receive_cycles_per_packet | rx_cost) | \($t.cycles_per_packet.system | grouped)"
 	+ " | \($t.syscalls_per_packet | fmt(2)) | \($t.wakeups_per_packet | fmt(2))"
 	+ " | \($t.copies_per_packet | fmt(0)) (\($t.copies_source // "?" | sub("_"; " ")))"
-	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v.tcpdump_seen | grouped) of \($v.sent | grouped) |")
+	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v | saw) |")
 	end;
 
 # The budget per frame size at the measuring machine's TSC, next to the
-# cheapest and the kernel stack's measured system-wide cost.
+# cheapest and the kernel stack's measured receive cost (on the receiving
+# core; the all-CPU figure where a result set predates it).
+def cost: .receive_cycles_per_packet.total // .cycles_per_packet.system;
 def budget_table:
 	[.runs[] | select(.budget != null)] as $runs
-	| "| frame | line rate at 10 GbE | cycles/pkt at 10 GbE | at 100 GbE | measured, cheapest path | measured, kernel stack |",
+	| "| frame | line rate at 10 GbE | cycles/pkt at 10 GbE | at 100 GbE | measured receive cost, cheapest path | measured, kernel stack |",
 	"|---:|---:|---:|---:|---:|---:|",
 	($runs | group_by(.frame_bytes)[]
 	| .[0] as $f
 	| (map(select(.workload == "throughput" and (.received // 0) > 0
-		and .cycles_per_packet.system != null))) as $t
-	| ($t | min_by(.cycles_per_packet.system)) as $best
+		and cost != null))) as $t
+	| ($t | min_by(cost)) as $best
 	| ($t | map(select(.path == "socket")) | first) as $sock
 	| "| \($f.frame_bytes) B | \($f.budget.frames_per_second_10g / 1e6 | fmt(2)) Mpps"
 	+ " | \($f.budget.cycles_10g | fmt(0)) | \($f.budget.cycles_100g | fmt(1))"
-	+ " | \(if $best then "\($best.cycles_per_packet.system | grouped) (\($best.path | path_name) \($best.mode))" else "–" end)"
-	+ " | \(if $sock then $sock.cycles_per_packet.system | grouped else "–" end) |");
+	+ " | \(if $best then "\($best | cost | grouped) (\($best.path | path_name) \($best.mode))" else "–" end)"
+	+ " | \(if $sock then $sock | cost | grouped else "–" end) |");
 
 # Every path's main figures at one frame size, one row per path and mode.
 # $which: "all", "nogpu" (no GPU variant rows) or "gpu" (only the paths
@@ -124,8 +139,8 @@ def measured_table($size; $which):
 	else
 	(reduce ($runs[] | {path, mode, gpu: (.gpu // "none")}) as $k ([];
 		if index([$k]) then . else . + [$k] end)) as $keys
-	| "| path | mode | rate, kpps | lost | cycles/pkt all CPUs (receiver) | syscalls/pkt | wake-ups/pkt | copies/pkt | one-way p99, µs | Udp InDatagrams | tcpdump saw |",
-	"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+	| "| path | mode | rate, kpps | lost | receive cycles/pkt (kernel + app) | all CPUs, generator included | syscalls/pkt | wake-ups/pkt | copies/pkt | one-way p99, µs | Udp InDatagrams | tcpdump saw |",
+	"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 	($keys[] as $k
 	| [$runs[] | select(.path == $k.path and .mode == $k.mode and (.gpu // "none") == $k.gpu)] as $r
 	| ($r | of("throughput")) as $t
@@ -134,11 +149,11 @@ def measured_table($size; $which):
 	| "| \($k.path | path_name)\(if $k.gpu != "none" then " + GPU " + $k.gpu else "" end)"
 	+ " | \($k.mode)\($r[0] | env_tag) | \($t.pps | kpps)"
 	+ " | \(if $t.sent then ($t.lost / $t.sent * 100 | fmt(1)) + " %" else "–" end)"
-	+ " | \($t.cycles_per_packet.system | grouped) (\($t.cycles_per_packet.receiver | grouped))"
+	+ " | \($t.receive_cycles_per_packet | rx_cost) | \($t.cycles_per_packet.system | grouped)"
 	+ " | \($t.syscalls_per_packet | fmt(2)) | \($t.wakeups_per_packet | fmt(2))"
 	+ " | \($t.copies_per_packet | fmt(0))"
 	+ " | \(if ($l.latency_ns.count // 0) > 0 then $l.latency_ns.p99 | us else "–" end)"
-	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v.tcpdump_seen | grouped) of \($v.sent | grouped) |")
+	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v | saw) |")
 	end;
 
 # What each path gives up (by design, in words) next to what we measured.
@@ -168,8 +183,8 @@ def design: {
 def choose_table($size):
 	runs_at($size) as $runs
 	| design as $d
-	| "| path | copies to the app | interrupts | transport | tcpdump, iptables, ss | cores | measured: copies/pkt | wake-ups/pkt | syscalls/pkt | cycles/pkt, all CPUs | rate, kpps | tcpdump saw |",
-	"|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|",
+	| "| path | copies to the app | interrupts | transport | tcpdump, iptables, ss | cores | measured: copies/pkt | wake-ups/pkt | syscalls/pkt | receive cycles/pkt | cycles/pkt, all CPUs | rate, kpps | tcpdump saw |",
+	"|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
 	(["socket", "xdp", "afxdp", "dpdk", "verbs"][] as $p
 	| ($runs | map(select(.path == $p and (.gpu // "none") == "none"))) as $r
 	| ($r | of("throughput")) as $t
@@ -179,9 +194,10 @@ def choose_table($size):
 	+ if $t then
 		" | \($t.copies_per_packet | fmt(0)) (\($t.copies_source // "?" | sub("_"; " ")))"
 		+ " | \($t.wakeups_per_packet | fmt(2)) | \($t.syscalls_per_packet | fmt(2))"
+		+ " | \($t.receive_cycles_per_packet.total | grouped)"
 		+ " | \($t.cycles_per_packet.system | grouped) | \($t.pps | kpps)"
-		+ " | \($v.tcpdump_seen | grouped) of \($v.sent | grouped) |"
-	else " | not in this result set | – | – | – | – | – |" end);
+		+ " | \($v | saw) |"
+	else " | not in this result set | – | – | – | – | – | – |" end);
 
 $ARGS.named as $a
 | if $a.what == "label" then where_label($a.path)

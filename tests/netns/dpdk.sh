@@ -290,7 +290,7 @@ defpci=${defdev##*/}
 if [ -n "$defif" ] && [[ $defpci == *:*.* ]]; then
 	"$RX_DPDK" --pci "$defpci" --count 1 >"$TMP/err.out" 2>&1
 	rc=$?
-	if [ $rc -eq 2 ] && grep -q "refusing $defpci: it is $defif" "$TMP/err.out"; then
+	if [ $rc -eq 2 ] && grep -q "refusing PCI device $defpci: it is $defif" "$TMP/err.out"; then
 		ok "default route's device $defpci ($defif) refused: exit 2"
 	else
 		bad "default route's device $defpci: exit $rc: $(cat "$TMP/err.out")"

@@ -57,6 +57,25 @@ check "reflect: round-trip percentiles ordered, min > 0" \
 	 $r.p50_ns <= $r.p99_ns and $r.p99_ns <= $r.p999_ns and
 	 $r.p999_ns <= $r.max_ns' "$f" '.gen.rtt'
 
+# 3b. SIGINT with no traffic: every queue's thread is blocked in
+# recvmmsg(); the run must still end at once and write its report (a
+# signal taken by one thread has to wake the others).
+rm -f "$TMP/idle.ready" "$TMP/idle.json"
+ns_spawn IDLE rx "$RX_SOCKET" --iface "$PL_RX_IF" --cpu 0 --queues 2 --quiet \
+	--ready "$TMP/idle.ready" --json "$TMP/idle.json" 2>"$TMP/idle.err"
+wait_file "$TMP/idle.ready" "$IDLE" || bad "idle: receiver not ready"
+sleep 1 # let both queue threads block in recvmmsg()
+kill -INT "$IDLE"
+for _ in $(seq 50); do kill -0 "$IDLE" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$IDLE" 2>/dev/null; then
+	bad "idle: two queues still running 5 s after SIGINT"
+	kill -KILL "$IDLE"
+else
+	check "idle: SIGINT ends a two-queue run with a report of 0 received" \
+		'.received == 0 and .queue_count == 2' "$TMP/idle.json"
+fi
+wait "$IDLE" 2>/dev/null
+
 # 4. What one queue only can do is refused as a usage error.
 for args in "--steer cpu" "--queues 2 --trace 5" "--reflect --mode recvfrom" \
 	"--queues 17"; do

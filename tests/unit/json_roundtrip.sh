@@ -34,6 +34,17 @@ check nan-is-null '.nan == null' "$tmp/w.json"
 check bool '.yes == true' "$tmp/w.json"
 check empty-object '.empty_obj == {}' "$tmp/w.json"
 check nesting '.list == [1, {"deep": 2}, []]' "$tmp/w.json"
+# Not UTF-8 in, UTF-8 out: each bad byte is U+FFFD, good sequences stay.
+if iconv -f UTF-8 -t UTF-8 "$tmp/w.json" >/dev/null 2>&1; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: the writer's output is not UTF-8"
+	fail=$((fail + 1))
+fi
+check not-utf8 '.not_utf8 == "a\ufffd b\ufffd( c\ufffd\ufffd d\ufffd\ufffd\ufffd e\u00e9 \u20ac \ud83d\ude00"' "$tmp/w.json"
+# Deeper than the writer tracks: the deepest levels are null, the rest
+# (and what follows) intact.
+check too-deep '[.deep | .. | numbers] == [range(0; 14)] and .after_deep == 7' "$tmp/w.json"
 
 "$budget" --rate 10G --size 64 --clock 3GHz --json > "$tmp/b.json"
 check budget-fps '.frames_per_second == 14880952' "$tmp/b.json"

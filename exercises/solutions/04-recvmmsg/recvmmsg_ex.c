@@ -39,7 +39,12 @@ int ex_recv_batch(struct sock_rx *rx)
 
 	now = pl_now_ns();
 	/* Exercise 4.3 */
-	for (i = 0; i < n; i++)
-		rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
+	for (i = 0; i < n; i++) {
+		/* Cut to the buffer: what is left cannot be trusted. */
+		if (rx->msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
+			pl_stats_reject(&rx->stats, PL_BAD_UDP_LEN);
+		else
+			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
+	}
 	return n;
 }

@@ -36,8 +36,13 @@ uint16_t ex_rx_poll(struct ex_dpdk_rx *rx)
 	if (n) {
 		now = pl_now_ns();
 		/* Exercise 7.2 */
-		for (i = 0; i < n; i++)
-			rx_one(rx, rx->bufs[i], now);
+		for (i = 0; i < n; i++) {
+			/* Not contiguous: the parser would see a part. */
+			if (rx->bufs[i]->nb_segs > 1)
+				pl_stats_reject(&rx->stats, PL_BAD_UDP_LEN);
+			else
+				rx_one(rx, rx->bufs[i], now);
+		}
 		rte_pktmbuf_free_bulk(rx->bufs, n);
 	}
 	/* Exercise 7.3 */

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+#include "mgmt.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A bridge on a bond on a VLAN is three levels; sysfs has no loops. */
+#define MAX_DEPTH 8
+
+/* What to look for under a management interface, and what was found. */
+struct want {
+	const char *ifname; /* this interface, or */
+	char pci[32];	    /* an interface of this PCI device */
+	char found[64];	    /* the interface that matched */
+	char mgmt[64];	    /* the one with the default route above it */
+};
+
+/* The PCI address behind a network interface into buf, "" when none. */
+static void iface_pci(const char *ifname, char *buf, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX], *base;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+	if (!realpath(path, real))
+		return;
+	/* A virtio-net device sits one level below its PCI function. */
+	base = strrchr(real, '/');
+	if (base && !strncmp(base + 1, "virtio", 6)) {
+		*base = '\0';
+		base = strrchr(real, '/');
+	}
+	if (base && strchr(base, ':'))
+		snprintf(buf, len, "%s", base + 1);
+}
+
+static bool matches(const char *ifn, struct want *w)
+{
+	char pci[64];
+
+	if (w->ifname ? strcmp(ifn, w->ifname) : 0)
+		return false;
+	if (!w->ifname) {
+		iface_pci(ifn, pci, sizeof(pci));
+		if (!pci[0] || strcasecmp(pci, w->pci))
+			return false;
+	}
+	snprintf(w->found, sizeof(w->found), "%s", ifn);
+	return true;
+}
+
+/* ifn or an interface under it (its lower_* links, all the way down). */
+static bool under(const char *ifn, struct want *w, int depth)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool found;
+	DIR *d;
+
+	if (matches(ifn, w))
+		return true;
+	if (depth >= MAX_DEPTH)
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/net/%s", ifn);
+	d = opendir(path);
+	found = false;
+	while (d && !found && (de = readdir(d)))
+		if (!strncmp(de->d_name, "lower_", 6))
+			found = under(de->d_name + 6, w, depth + 1);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Each interface with a default route, one at a time: nothing is
+ * collected, so any number of routes fits. A line of /proc/net/route is
+ * "Iface Destination Gateway Flags RefCnt Use Metric Mask ...", one of
+ * /proc/net/ipv6_route "dst plen src splen nexthop metric ref use flags
+ * iface" (the kernel's unreachable defaults sit on lo).
+ */
+static bool default_route_under(struct want *w)
+{
+	char line[512], ifn[64], dst[64], mask[64];
+	unsigned plen;
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/net/route", "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%63s %63s %*s %*s %*s %*s %*s %63s", ifn,
+			       dst, mask) == 3 &&
+			!strcmp(dst, "00000000") && !strcmp(mask, "00000000") &&
+			under(ifn, w, 0);
+	if (f)
+		fclose(f);
+	f = found ? NULL : fopen("/proc/net/ipv6_route", "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s",
+			       dst, &plen, ifn) == 3 &&
+			plen == 0 && strcmp(ifn, "lo") &&
+			strspn(dst, "0") == strlen(dst) && under(ifn, w, 0);
+	if (f)
+		fclose(f);
+	if (found)
+		snprintf(w->mgmt, sizeof(w->mgmt), "%s", ifn);
+	return found;
+}
+
+/* Say why what (the interface, or "PCI device ADDR") is refused. */
+static int refuse(const char *prog, const char *what, const struct want *w)
+{
+	fprintf(stderr, "%s: refusing %s: ", prog, what);
+	if (!w->ifname)
+		fprintf(stderr, "it is %s, ", w->found);
+	if (strcmp(w->found, w->mgmt))
+		fprintf(stderr,
+			"%s lies under %s (a bridge port, bond member or "
+			"VLAN parent), which carries",
+			w->found, w->mgmt);
+	else
+		fprintf(stderr, "%s carries", w->found);
+	fprintf(stderr,
+		" this machine's default route: the management interface. "
+		"Taking it over could cut you off; use a second port\n");
+	return -EPERM;
+}
+
+int pl_mgmt_refuse_iface(const char *prog, const char *ifname)
+{
+	struct want w = { .ifname = ifname };
+
+	if (ifname && default_route_under(&w))
+		return refuse(prog, ifname, &w);
+	return 0;
+}
+
+int pl_mgmt_refuse_pci(const char *prog, const char *pci)
+{
+	struct want w = { 0 };
+	char what[64];
+
+	if (!pci)
+		return 0;
+	/* "3b:00.0" is short for domain 0000, as lspci prints it. */
+	snprintf(w.pci, sizeof(w.pci), "%s%s",
+		 strchr(pci, ':') == strrchr(pci, ':') ? "0000:" : "", pci);
+	snprintf(what, sizeof(what), "PCI device %s", pci);
+	return default_route_under(&w) ? refuse(prog, what, &w) : 0;
+}
+
+/* Append one route attribute to a netlink request. */
+static void add_attr(struct nlmsghdr *nh, unsigned short type, const void *v,
+		     unsigned short len)
+{
+	struct rtattr *a =
+		(struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	a->rta_type = type;
+	a->rta_len = (unsigned short)RTA_LENGTH(len);
+	memcpy(RTA_DATA(a), v, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+/*
+ * The routing table's own entry for dst (RTM_F_FIB_MATCH: the entry as
+ * `ip route show` has it, not the resolved /32), out of oif when given:
+ * its prefix length, *gw and *dev filled in; -errno when there is none.
+ */
+static int fib_match(struct in_addr dst, unsigned oif, char *gw, char *dev)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		char attrs[64];
+	} req = {
+		.nh = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
+			.nlmsg_type = RTM_GETROUTE,
+			.nlmsg_flags = NLM_F_REQUEST },
+		.rt = { .rtm_family = AF_INET, .rtm_flags = RTM_F_FIB_MATCH },
+	};
+	union {
+		struct nlmsghdr nh;
+		char buf[4096];
+	} ans;
+	struct rtmsg *rt;
+	struct rtattr *a;
+	int fd, n, alen;
+
+	add_attr(&req.nh, RTA_DST, &dst, sizeof(dst));
+	if (oif)
+		add_attr(&req.nh, RTA_OIF, &oif, sizeof(oif));
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	n = send(fd, &req, req.nh.nlmsg_len, 0) < 0
+		    ? -errno
+		    : (int)recv(fd, &ans, sizeof(ans), 0);
+	close(fd);
+	if (n < 0)
+		return n == -1 ? -errno : n;
+	if (!NLMSG_OK(&ans.nh, (unsigned)n) || ans.nh.nlmsg_type == NLMSG_ERROR)
+		return ans.nh.nlmsg_type == NLMSG_ERROR
+			       ? ((struct nlmsgerr *)NLMSG_DATA(&ans.nh))->error
+			       : -EIO;
+	rt = NLMSG_DATA(&ans.nh);
+	if (rt->rtm_type != RTN_UNICAST)
+		return 32; /* local, broadcast, ...: not sent anywhere else */
+	alen = (int)RTM_PAYLOAD(&ans.nh);
+	for (a = RTM_RTA(rt); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+		if (a->rta_type == RTA_GATEWAY)
+			inet_ntop(AF_INET, RTA_DATA(a), gw, INET_ADDRSTRLEN);
+		else if (a->rta_type == RTA_OIF)
+			if_indextoname(*(unsigned *)RTA_DATA(a), dev);
+	return rt->rtm_dst_len;
+}
+
+int pl_mgmt_refuse_routed(const char *prog, const char *dst, const char *oif)
+{
+	char gw[INET_ADDRSTRLEN] = "", dev[IF_NAMESIZE] = "";
+	struct in_addr a;
+	unsigned idx = oif ? if_nametoindex(oif) : 0;
+
+	if (inet_pton(AF_INET, dst, &a) != 1 || (oif && !idx) ||
+	    fib_match(a, idx, gw, dev) != 0)
+		return 0; /* not ours to judge: the send says what is wrong */
+	fprintf(stderr,
+		"%s: refusing --dst %s: it is reached through the default "
+		"route (%s%s%s%s), out of this network: the lab sends only to "
+		"a directly connected receiver (--allow-routed to send there "
+		"anyway)\n",
+		prog, dst, gw[0] ? "via " : "", gw, gw[0] ? " dev " : "dev ",
+		dev);
+	return -EPERM;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `sudo pathlab compare --out DIR` gives the user who ran sudo what compare
+# created, and nothing else: an existing DIR (--out /etc), the files and
+# folders already in it, and links stay as they were. $1 labs/lib/compare.sh.
+set -u
+# shellcheck source=../../labs/lib/compare.sh
+. "${1:?usage: compare_chown.sh labs/lib/compare.sh}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root to give files away (chown)"
+	exit 77
+fi
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+export SUDO_UID=4242 SUDO_GID=4343
+
+# owner WHAT PATH: PATH belongs to WHAT (uid:gid), the link itself if one.
+owner() {
+	local got
+	got=$(stat -c %u:%g -- "$2")
+	if [ "$got" = "$1" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $2 belongs to $got, wanted $1"
+		fail=$((fail + 1))
+	fi
+}
+
+# compare_into DIR: what compare does to its output folder.
+compare_into() {
+	CMP_OUT=$1
+	cmp_outdir || { echo "FAIL: cmp_outdir $1"; fail=$((fail + 1)); }
+	echo '{}' >"$CMP_OUT/results.json"
+	echo '{}' >"$CMP_OUT/raw/socket.run.json"
+	mkdir -p "$CMP_OUT/raw/vm/deeper"
+	echo log >"$CMP_OUT/raw/vm/deeper/guest.log"
+	cmp_chown
+}
+
+# An existing folder, with files, a raw/ and a link of its own.
+old=$tmp/existing
+mkdir -p "$old/raw" "$tmp/target"
+echo keep >"$old/notes.txt"
+echo keep >"$old/raw/earlier.json"
+ln -s "$tmp/target" "$old/link"
+compare_into "$old"
+owner 0:0 "$old"
+owner 0:0 "$old/notes.txt"
+owner 0:0 "$old/raw"
+owner 0:0 "$old/raw/earlier.json"
+owner 0:0 "$old/link"
+owner 0:0 "$tmp/target"
+owner 4242:4343 "$old/results.json"
+owner 4242:4343 "$old/raw/socket.run.json"
+owner 4242:4343 "$old/raw/vm/deeper/guest.log"
+
+# A new folder two levels below an existing one: all of it is the user's,
+# the existing parent is not.
+compare_into "$tmp/new/a/out"
+owner 0:0 "$tmp"
+owner 4242:4343 "$tmp/new"
+owner 4242:4343 "$tmp/new/a/out/raw"
+owner 4242:4343 "$tmp/new/a/out/results.json"
+owner 4242:4343 "$tmp/new/a/out/raw/vm/deeper/guest.log"
+
+# Without sudo (or sudo from root) nothing changes hands.
+SUDO_UID=0 compare_into "$tmp/root-only"
+owner 0:0 "$tmp/root-only/results.json"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
