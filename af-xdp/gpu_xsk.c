@@ -62,7 +62,7 @@ static int gpu_desc(struct xsk_rx *rx, struct gpu_xsk *gx, unsigned i,
 static unsigned gpu_burst(struct xsk_rx *rx)
 {
 	struct gpu_xsk *gx = rx->gpu;
-	uint32_t idx_rx, idx_fq, i, n;
+	uint32_t idx_rx, i, n;
 	int err = 0;
 
 	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
@@ -80,20 +80,13 @@ static unsigned gpu_burst(struct xsk_rx *rx)
 		pl_gpu_account(&rx->stats, gx->b.res, n, pl_now_ns());
 	}
 	/* The consumer has finished with the frames: the kernel may reuse. */
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->rx, n);
+	xsk_refill(rx, idx_rx, n);
 	return n;
 }
 /* >8 gpu-xsk-burst */
 
 /* Spin on the RX ring; enter the kernel only when it asks. */
-static void gpu_busy_loop(struct xsk_rx *rx)
+void gpu_xsk_busy_loop(struct xsk_rx *rx)
 {
 	while (!pl_run_done(rx->run, &rx->stats)) {
 		if (gpu_burst(rx))
@@ -107,7 +100,7 @@ static void gpu_busy_loop(struct xsk_rx *rx)
 }
 
 /* Sleep in poll() whenever the RX ring is empty. */
-static void gpu_poll_loop(struct xsk_rx *rx)
+void gpu_xsk_poll_loop(struct xsk_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
 
@@ -192,14 +185,7 @@ static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
 		for (i = 0; i < n && *unit < t->units; i++, traced++)
 			gpu_trace_frame(rx, gx, ++*unit, idx_rx, i, n);
 	}
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->rx, n);
+	idx_fq = xsk_refill(rx, idx_rx, n);
 	wake = xsk_ring_prod__needs_wakeup(&rx->fq);
 	for (i = 0; i < traced; i++) {
 		pl_trace_rec(
@@ -214,7 +200,7 @@ static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
 }
 
 /* The traced GPU loop: --trace N frames step by step, then the plain one. */
-static void gpu_traced_loop(struct xsk_rx *rx)
+void gpu_xsk_traced_loop(struct xsk_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
 	struct pl_trace *t = &rx->trace;
@@ -317,13 +303,8 @@ int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 		return err;
 	}
 	rx->gpu = gx;
-	rx->rx_loop = c->loop == LOOP_POLL ? gpu_poll_loop : gpu_busy_loop;
-	if (c->rx.trace) {
-		/* Chosen once, here: the plain loop carries no trace code. */
-		rx->rx_plain = rx->rx_loop;
-		rx->rx_loop = gpu_traced_loop;
+	if (c->rx.trace)
 		gpu_trace_setup(rx, gx);
-	}
 	return 0;
 }
 

@@ -12,7 +12,10 @@
  * queue. --reflect: every good frame goes back out through the socket's
  * TX ring, for pathlab-gen --pingpong.
  *
- * setup() -> rx_loop() -> teardown(), the shape every path copies.
+ * xsk_setup() -> xsk_rx_loop() -> xsk_teardown() -> main(), the skeleton
+ * every path has (rx_socket.c, rx_dpdk.c, rx_verbs.c). The features live
+ * in their own files: xsk_setup.c (program, UMEM, rings, socket),
+ * reflect_xsk.c, trace_xsk.c, gpu_xsk.c, and the report in report_xsk.c.
  */
 #include "rx_xsk.h"
 #include "clock.h"
@@ -30,141 +33,18 @@
 #include <sys/socket.h>
 #include <time.h>
 
-static const char *const actions[] = { "redirect", "drop", "pass", NULL };
-static const char *const attaches[] = { "native", "skb", NULL };
-static const char *const binds[] = { "copy", "zerocopy", "auto", NULL };
-static const char *const loops[] = { "busy", "poll", NULL };
+const char *const xsk_actions[] = { "redirect", "drop", "pass", NULL };
+const char *const xsk_attaches[] = { "native", "skb", NULL };
+const char *const xsk_binds[] = { "copy", "zerocopy", "auto", NULL };
+const char *const xsk_loops[] = { "busy", "poll", NULL };
 static const char *const onoff[] = { "off", "on", NULL };
-static const char *const verdict_names[PL_XDP_VERDICTS] = { "aborted", "drop",
-							    "pass", "tx",
-							    "redirect" };
-
-/* Parse and account one frame handed to us at now. */
-static inline void rx_one(struct xsk_rx *rx, const void *frame, uint32_t len,
-			  uint64_t now)
-{
-	struct pl_pkt p;
-
-	xsk_account(rx, frame, len, now, &p);
-}
 
 /* 8< xsk-rx-burst */
 /* Take up to a batch off the RX ring and give the frames back to the fill
  * ring; returns how many there were. */
 static inline unsigned rx_burst(struct xsk_rx *rx)
 {
-	uint32_t idx_rx, idx_fq, i, n;
-	uint64_t now;
-
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
-	now = pl_now_ns();
-	for (i = 0; i < n; i++) {
-		const struct xdp_desc *d =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
-
-		rx_one(rx, xsk_umem__get_data(rx->area, d->addr), d->len, now);
-	}
-	/* The frames are ours until they are on the fill ring again. */
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->rx, n);
-	return n;
-}
-/* >8 xsk-rx-burst */
-
-/* 8< xsk-busy-loop */
-/* Spin on the RX ring; enter the kernel only when it asks (need_wakeup). */
-static void busy_loop(struct xsk_rx *rx)
-{
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		if (rx_burst(rx))
-			continue;
-		rx->empty++;
-		if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
-			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-			rx->syscalls++;
-		}
-	}
-}
-/* >8 xsk-busy-loop */
-
-/* 8< xsk-reflect */
-/*
- * --reflect, the far end of the rtt workload: a good frame goes from the
- * RX ring to the TX ring in place (same UMEM address, addresses swapped,
- * UDP checksum computed afresh); the kernel sends it out of the queue it
- * came in on, and the completion ring hands the address back, for the
- * fill ring. We copy no frame and lose none: each is on exactly one ring
- * or in flight.
- */
-
-/* Sent frames, from the completion ring back onto the fill ring. */
-static void tx_reclaim(struct xsk_rx *rx)
-{
-	uint32_t idx_cq, idx_fq, i, n;
-
-	n = xsk_ring_cons__peek(&rx->cq, MAX_BATCH, &idx_cq);
-	if (!n)
-		return;
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			*xsk_ring_cons__comp_addr(&rx->cq, idx_cq + i) &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->cq, n);
-	rx->tx_completed += n;
-}
-
-/*
- * Have the kernel send what is on the TX ring. In copy mode only this
- * system call sends, a limited batch per call (EAGAIN: some are left, or
- * the device was busy: the next call goes on). EBUSY: the device dropped
- * a frame; its address still comes back on the completion ring.
- */
-static void tx_kick(struct xsk_rx *rx)
-{
-	if (rx->need_wakeup && !xsk_ring_prod__needs_wakeup(&rx->tx))
-		return;
-	rx->syscalls++;
-	if (sendto(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
-	    errno == EBUSY)
-		rx->tx_dropped++;
-}
-
-/* True while descriptors wait on the TX ring for the kernel to take. */
-static bool tx_waiting(struct xsk_rx *rx)
-{
-	return xsk_prod_nb_free(&rx->tx, rx->cfg->ring) < rx->cfg->ring;
-}
-
-/* Room for n descriptors on the TX ring, after one kick if it is full. */
-static bool tx_reserve(struct xsk_rx *rx, uint32_t n, uint32_t *idx)
-{
-	if (xsk_ring_prod__reserve(&rx->tx, n, idx) == n)
-		return true;
-	tx_kick(rx);
-	tx_reclaim(rx);
-	return xsk_ring_prod__reserve(&rx->tx, n, idx) == n;
-}
-
-/*
- * Take up to a batch off the RX ring: the good frames turned around onto
- * the TX ring, the others (and all of them when it has no room) back to
- * the fill ring; then one kick. Returns how many there were.
- */
-static unsigned reflect_burst(struct xsk_rx *rx)
-{
-	uint32_t idx_rx, idx_tx = 0, idx_fq = 0, i, n, good = 0;
-	bool ok[MAX_BATCH];
+	uint32_t idx_rx, i, n;
 	struct pl_pkt p;
 	uint64_t now;
 
@@ -175,83 +55,14 @@ static unsigned reflect_burst(struct xsk_rx *rx)
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d =
 			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
-		void *frame = xsk_umem__get_data(rx->area, d->addr);
 
-		ok[i] = xsk_account(rx, frame, d->len, now, &p) == PL_OK;
-		if (ok[i]) {
-			pl_frame_reflect(frame, &p);
-			/* The sender's may be partial (veth): a whole one. */
-			pl_frame_udp_csum(frame, &p);
-			good++;
-		}
+		pl_rx_frame(&rx->stats, xsk_umem__get_data(rx->area, d->addr),
+			    d->len, rx->port, now, &p);
 	}
-	if (good && !tx_reserve(rx, good, &idx_tx)) {
-		rx->tx_no_room += good;
-		good = 0;
-		memset(ok, 0, n * sizeof(ok[0]));
-	}
-	while (n > good &&
-	       xsk_ring_prod__reserve(&rx->fq, n - good, &idx_fq) != n - good)
-		rx->fill_short++;
-	for (i = 0; i < n; i++) {
-		const struct xdp_desc *d =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
-
-		if (ok[i])
-			*xsk_ring_prod__tx_desc(&rx->tx, idx_tx++) =
-				(struct xdp_desc){ .addr = d->addr,
-						   .len = d->len };
-		else
-			*xsk_ring_prod__fill_addr(&rx->fq, idx_fq++) =
-				d->addr & rx->frame_mask;
-	}
-	xsk_ring_prod__submit(&rx->tx, good);
-	xsk_ring_prod__submit(&rx->fq, n - good);
-	xsk_ring_cons__release(&rx->rx, n);
-	rx->tx_queued += good;
-	if (good)
-		tx_kick(rx);
+	xsk_refill(rx, idx_rx, n);
 	return n;
 }
-
-/*
- * The reflecting loop: take the completions, reflect a batch; when the RX
- * ring is empty, kick what waits on the TX ring, else spin or sleep in
- * poll() as --loop says.
- */
-static void reflect_loop(struct xsk_rx *rx)
-{
-	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
-	bool in_poll = rx->cfg->loop == LOOP_POLL;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		tx_reclaim(rx);
-		if (reflect_burst(rx))
-			continue;
-		rx->empty++;
-		if (tx_waiting(rx)) {
-			tx_kick(rx);
-		} else if (in_poll) {
-			rx->syscalls++;
-			if (poll(&pfd, 1, 1000) > 0)
-				rx->wakeups++;
-		} else if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
-			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-			rx->syscalls++;
-		}
-	}
-}
-/* >8 xsk-reflect */
-
-/* After the loop: send what still waits on the TX ring, take it back. */
-static void tx_flush(struct xsk_rx *rx)
-{
-	unsigned i;
-
-	for (i = 0; i < 64 && tx_waiting(rx); i++)
-		tx_kick(rx);
-	tx_reclaim(rx);
-}
+/* >8 xsk-rx-burst */
 
 /* Sleep in poll() whenever the RX ring is empty. */
 static void poll_loop(struct xsk_rx *rx)
@@ -269,7 +80,7 @@ static void poll_loop(struct xsk_rx *rx)
 }
 
 /* Mirror the program's lab-port counters into the run's stats. */
-static void xdp_sync_stats(struct xsk_rx *rx)
+void xdp_sync_stats(struct xsk_rx *rx)
 {
 	const struct pl_xdp_lab *l = &rx->xdp.lab;
 
@@ -295,299 +106,35 @@ static void xdp_watch_loop(struct xsk_rx *rx)
 }
 /* >8 xdp-watch-loop */
 
-/* The program's counters: by verdict, by parse outcome, the lab port. */
-static void prog_json(struct pl_json *j, const struct xdp_totals *t)
-{
-	unsigned i;
-
-	pl_json_obj(j, "prog");
-	pl_json_obj(j, "verdicts");
-	for (i = 0; i < PL_XDP_VERDICTS; i++) {
-		pl_json_obj(j, verdict_names[i]);
-		pl_json_u64(j, "packets", t->verdict[i].packets);
-		pl_json_u64(j, "bytes", t->verdict[i].bytes);
-		pl_json_end(j);
-	}
-	pl_json_end(j);
-	pl_json_obj(j, "by_reason");
-	for (i = 0; i < PL_REASON_MAX; i++)
-		pl_json_u64(j, pl_reason_name(i), t->reason[i]);
-	pl_json_end(j);
-	pl_json_u64(j, "lab_data", t->lab.data);
-	pl_json_u64(j, "lab_end_markers", t->lab.end_markers);
-	pl_json_u64(j, "lab_no_socket", t->lab.no_socket);
-	pl_json_u64(j, "sent_by_end_markers", t->end_count);
-	pl_json_end(j);
-}
-
-/* --reflect: what went through the TX ring. */
-static void tx_json(struct pl_json *j, const struct xsk_rx *rx)
-{
-	pl_json_obj(j, "tx");
-	pl_json_u64(j, "tx_ring", rx->cfg->ring);
-	pl_json_u64(j, "queued", rx->tx_queued);
-	pl_json_u64(j, "completed", rx->tx_completed);
-	pl_json_u64(j, "ring_full", rx->tx_no_room);
-	pl_json_u64(j, "send_dropped", rx->tx_dropped);
-	pl_json_u64(j, "invalid_descs",
-		    rx->xs.tx_invalid_descs - rx->xs0.tx_invalid_descs);
-	pl_json_end(j);
-}
-
 /*
- * The path's own figures, nested under "afxdp" or "xdp" in the JSON; with
- * many queues, the first queue's counters are the sums (fold_queue()).
+ * The loop of each kind of run, chosen once at setup, so that no loop
+ * tests an option per frame: plain, and the traced one that steps through
+ * the first --trace N frames and then runs the plain one (*plain). XDP
+ * alone traces in the program: its loop stays. check_cfg() refuses the
+ * kinds that have no traced loop.
  */
-static void path_json(struct pl_json *j, void *arg)
+static rx_loop_fn *choose_loop(const struct xsk_cfg *c, rx_loop_fn **plain)
 {
-	const struct xsk_rx *rx = arg;
-	const struct xdp_statistics *a = &rx->xs, *b = &rx->xs0;
-
-	pl_json_obj(j, rx->xsk ? "afxdp" : "xdp");
-	pl_json_str(j, "attach", attaches[rx->cfg->attach]);
-	if (rx->xsk) {
-		pl_json_str(j, "bind_requested", binds[rx->cfg->bind]);
-		pl_json_str(j, "bind", rx->zerocopy ? "zerocopy" : "copy");
-		pl_json_bool(j, "need_wakeup", rx->need_wakeup);
-		pl_json_str(j, "loop", loops[rx->cfg->loop]);
-		pl_json_u64(j, "queue", rx->queue);
-		pl_json_u64(j, "batch", rx->batch);
-		pl_json_u64(j, "umem_frames", rx->cfg->frames);
-		pl_json_u64(j, "frame_size", rx->cfg->frame_size);
-		pl_json_u64(j, "headroom", rx->cfg->headroom);
-		pl_json_u64(j, "rx_ring", rx->cfg->ring);
-		pl_json_u64(j, "syscalls", rx->syscalls);
-		pl_json_u64(j, "poll_wakeups", rx->wakeups);
-		pl_json_u64(j, "empty_polls", rx->empty);
-		pl_json_u64(j, "fill_ring_short", rx->fill_short);
-		if (rx->cfg->rx.reflect)
-			tx_json(j, rx);
-		pl_json_obj(j, "xdp_statistics");
-		pl_json_u64(j, "rx_dropped", a->rx_dropped - b->rx_dropped);
-		pl_json_u64(j, "rx_invalid_descs",
-			    a->rx_invalid_descs - b->rx_invalid_descs);
-		pl_json_u64(j, "rx_ring_full",
-			    a->rx_ring_full - b->rx_ring_full);
-		pl_json_u64(j, "rx_fill_ring_empty_descs",
-			    a->rx_fill_ring_empty_descs -
-				    b->rx_fill_ring_empty_descs);
-		pl_json_end(j);
-	} else {
-		pl_json_u64(j, "map_reads", rx->map_reads);
-	}
-	pl_json_str(j, "rx_stamps", "unavailable");
-	prog_json(j, &rx->xdp);
-	pl_json_end(j);
-}
-
-/* Take d off *v, as far as it goes; returns what is left of d. */
-static uint64_t take(uint64_t *v, uint64_t d)
-{
-	uint64_t t = d < *v ? d : *v;
-
-	*v -= t;
-	return d - t;
-}
-
-/*
- * The path's loss counters (end markers lost before the first one seen are
- * in them too: the report knows how many). In native mode veth
- * counts every failed redirect in its rx_dropped as well (measured): the
- * link is a loss point only for what the socket did not count.
- */
-static void add_drops(struct pl_report *r, struct xsk_rx *rx)
-{
-	uint64_t full = rx->xs.rx_ring_full - rx->xs0.rx_ring_full;
-	uint64_t dropped = rx->xs.rx_dropped - rx->xs0.rx_dropped;
-	uint64_t link = rx->link_dropped;
-
-	if (!rx->xsk) {
-		pl_report_drop(r, "rx_link_dropped", link);
-		return;
-	}
-	if (rx->cfg->attach == ATTACH_NATIVE)
-		take(&link, full + dropped);
-	pl_report_drop(r, "xsk_rx_ring_full", full);
-	pl_report_drop(r, "xsk_rx_dropped", dropped);
-	pl_report_drop(r, "xdp_no_socket", rx->xdp.lab.no_socket);
-	pl_report_drop(r, "rx_link_dropped_other", link);
-}
-
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
-static void xsk_loop(void *arg)
-{
-	struct xsk_rx *rx = arg;
-
-	rx->rx_loop(rx);
-}
-
-/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
-static void xsk_queue_loop(void *arg, unsigned q)
-{
-	struct xsk_rx *rxq = arg;
-
-	rxq[q].rx_loop(&rxq[q]);
-}
-
-/*
- * The moment the loops end: send the reflections still on a TX ring, then
- * read every socket's XDP_STATISTICS.
- */
-static void xsk_after_loop(void *arg)
-{
-	struct xsk_rx *rxq = arg;
-	unsigned q, n = pl_rx_queues(&rxq[0].cfg->rx);
-
-	for (q = 0; q < n; q++) {
-		if (rxq[q].cfg->rx.reflect)
-			tx_flush(&rxq[q]);
-		xsk_read_stats(&rxq[q], &rxq[q].xs);
-	}
-}
-
-/* Add what b counted over the run (after - before) to to. */
-static void xs_add(struct xdp_statistics *to, const struct xsk_rx *b)
-{
-	const struct xdp_statistics *x = &b->xs, *x0 = &b->xs0;
-
-	to->rx_dropped += x->rx_dropped - x0->rx_dropped;
-	to->rx_invalid_descs += x->rx_invalid_descs - x0->rx_invalid_descs;
-	to->tx_invalid_descs += x->tx_invalid_descs - x0->tx_invalid_descs;
-	to->rx_ring_full += x->rx_ring_full - x0->rx_ring_full;
-	to->rx_fill_ring_empty_descs +=
-		x->rx_fill_ring_empty_descs - x0->rx_fill_ring_empty_descs;
-	to->tx_ring_empty_descs +=
-		x->tx_ring_empty_descs - x0->tx_ring_empty_descs;
-}
-
-/* Add queue b's loop and socket counters to a's. */
-static void fold_queue(struct xsk_rx *a, const struct xsk_rx *b)
-{
-	a->syscalls += b->syscalls;
-	a->wakeups += b->wakeups;
-	a->empty += b->empty;
-	a->fill_short += b->fill_short;
-	a->tx_queued += b->tx_queued;
-	a->tx_no_room += b->tx_no_room;
-	a->tx_dropped += b->tx_dropped;
-	a->tx_completed += b->tx_completed;
-	xs_add(&a->xs, b);
-}
-
-/*
- * A run on many queues: the merged stats for the totals, one report entry
- * per queue (id: the device's RX queue), then every queue's counters
- * folded into the first's, which the path's JSON and drops read.
- */
-static void queues_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
-			  const struct pl_rx_window *w,
-			  struct pl_rx_stats *total, struct pl_report_queue *rq,
-			  struct pl_report *r)
-{
-	unsigned q, n = pl_rx_queues(&c->rx);
-
-	pl_rx_merge_queues(&c->rx, w, total);
-	r->stats = total;
-	r->queues = rq;
-	r->nqueues = n;
-	for (q = 0; q < n; q++)
-		rq[q] = (struct pl_report_queue){
-			.id = rxq[q].queue,
-			.cpu = pl_rx_queue_cpu(&c->rx, q),
-			.stats = &rxq[q].stats,
-			.syscalls = rxq[q].syscalls,
-			.wakeups = rxq[q].wakeups,
-		};
-	for (q = 1; q < n; q++)
-		fold_queue(&rxq[0], &rxq[q]);
-}
-
-/*
- * --reflect: sent back is what went on the TX ring less what the device
- * dropped or the kernel found invalid; those and the frames the full TX
- * ring had no room for are the errors.
- */
-static void reflect_report(const struct xsk_rx *rx, struct pl_report *r)
-{
-	uint64_t invalid = rx->xs.tx_invalid_descs - rx->xs0.tx_invalid_descs;
-	uint64_t lost = rx->tx_dropped + invalid;
-
-	r->reflect = true;
-	r->reflected = rx->tx_queued > lost ? rx->tx_queued - lost : 0;
-	r->reflect_errors = rx->tx_no_room + lost;
-}
-
-/* Run the loop (or the queues' loops) between two snapshots and report. */
-static int receive_and_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
-			      struct pl_rx_stats *total)
-{
-	struct xsk_rx *rx = &rxq[0];
-	struct pl_report_queue rq[PL_MAX_QUEUES];
-	struct pl_sysctr before, after;
-	bool afxdp = rx->xsk;
-	struct pl_rx_window w = { .loop = xsk_loop,
-				  .queue_loop = xsk_queue_loop,
-				  .after_loop = afxdp ? xsk_after_loop : NULL,
-				  .arg = rx,
-				  .ifname = c->rx.iface,
-				  .before = &before,
-				  .after = &after };
-	char envbuf[32];
-	struct pl_report r = {
-		.tool = "pathlab-rx-xsk",
-		.path = afxdp ? "afxdp" : "xdp",
-		.mode = afxdp ? (rx->zerocopy ? "zerocopy" : "copy")
-			      : actions[c->action],
-		.gpu = "none",
-		.workload = pl_workloads[c->rx.workload],
-		.env = pl_rx_env(&c->rx, "unknown", envbuf, sizeof(envbuf)),
-		.ifname = c->rx.iface,
-		.latency_kind = "one-way",
-		.copies_per_packet = afxdp && !rx->zerocopy ? 1 : 0,
-		.copies_source = "by_design",
-		.copies_note =
-			!afxdp ? "none: the program decides in place"
-			: rx->zerocopy
-				? "none: the NIC writes into the UMEM"
-				: "kernel copies the frame into the UMEM",
-		.loss_points = 0, /* add_drops() names them */
-		.stats = &rx->stats,
-		.received_source = afxdp ? NULL : "xdp_map",
-		.before = &before,
-		.after = &after,
-		.extra_json = path_json,
-		.extra_arg = rx,
+	enum { WATCH, BUSY, POLL, REFLECT, GPU_BUSY, GPU_POLL };
+	static const struct {
+		rx_loop_fn *plain, *traced;
+	} table[] = {
+		[WATCH] = { xdp_watch_loop, xdp_watch_loop },
+		[BUSY] = { xsk_rx_loop, xsk_traced_loop },
+		[POLL] = { poll_loop, xsk_traced_loop },
+		[REFLECT] = { reflect_xsk_loop, NULL },
+		[GPU_BUSY] = { gpu_xsk_busy_loop, gpu_xsk_traced_loop },
+		[GPU_POLL] = { gpu_xsk_poll_loop, gpu_xsk_traced_loop },
 	};
-	unsigned q;
-	int err;
+	bool in_poll = c->loop == LOOP_POLL;
+	int kind = c->action != PL_XDP_REDIRECT ? WATCH
+		   : c->rx.reflect		? REFLECT
+		   : c->gpu  ? (in_poll ? GPU_POLL : GPU_BUSY)
+		   : in_poll ? POLL
+			     : BUSY;
 
-	for (q = 0; q < pl_rx_queues(&c->rx); q++)
-		w.queue_stats[q] = &rxq[q].stats;
-	/* Time the turns of the spinning loops (not poll(), not XDP alone) */
-	rx->run->polls = c->loop != LOOP_POLL && c->action == PL_XDP_REDIRECT;
-	err = pl_rx_measure(&c->rx, rx->run, &w);
-	if (err)
-		return err;
-	if (pl_rx_queues(&c->rx) > 1)
-		queues_report(rxq, c, &w, total, rq, &r);
-	if (c->rx.reflect)
-		reflect_report(rx, &r);
-	rx->link_dropped = after.link_rx_dropped - before.link_rx_dropped;
-	if (!afxdp) {
-		xdp_sync_stats(rx);
-		if (c->rx.trace)
-			xdp_trace_consume(rx, after.udp_no_ports -
-						      before.udp_no_ports);
-	}
-	xdp_read_totals(rx);
-	r.received_count = rx->xdp.lab.data;
-	r.sent_count = rx->xdp.end_count;
-	r.syscalls = rx->syscalls;
-	r.wakeups = afxdp ? rx->wakeups : 0;
-	add_drops(&r, rx);
-	if (rx->gpu)
-		gpu_xsk_report(rx, &r);
-	return pl_report_emit(&r, c->rx.json, c->rx.quiet);
+	*plain = table[kind].plain;
+	return c->rx.trace ? table[kind].traced : table[kind].plain;
 }
 
 /* 8< xsk-queues */
@@ -618,16 +165,12 @@ static int queue_socket_setup(struct xsk_rx *rxq, unsigned q,
 		pl_stats_init(&rx->stats);
 	}
 	rx->queue = c->queue + q;
-	err = xsk_setup(rx, c);
+	err = xsk_socket_open(rx, c);
 	if (err) {
 		if (q)
 			pl_stats_free(&rx->stats);
 		return err;
 	}
-	if (c->rx.reflect)
-		rx->rx_loop = reflect_loop;
-	else
-		rx->rx_loop = c->loop == LOOP_POLL ? poll_loop : busy_loop;
 	return 0;
 }
 /* >8 xsk-queues */
@@ -635,7 +178,7 @@ static int queue_socket_setup(struct xsk_rx *rxq, unsigned q,
 /* Undo queue_socket_setup(): out of the map, socket and UMEM gone. */
 static void queue_socket_teardown(struct xsk_rx *rxq, unsigned q)
 {
-	xsk_teardown(&rxq[q]);
+	xsk_socket_close(&rxq[q]);
 	if (q)
 		pl_stats_free(&rxq[q].stats);
 }
@@ -669,13 +212,14 @@ static void sockets_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
 }
 
 /*
- * Set up the program and, for redirect, a socket per queue; pick the
+ * Set up the program and, for redirect, a socket per queue; choose the
  * loops. On failure *where is the RX queue it concerns.
  */
-static int xsk_rx_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
-			unsigned *where)
+static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
+		     unsigned *where)
 {
 	struct xsk_rx *rx = &rxq[0];
+	unsigned q;
 	int err;
 
 	rx->cfg = c;
@@ -685,7 +229,7 @@ static int xsk_rx_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 	err = xdp_prog_setup(rx, c);
 	if (err || c->action != PL_XDP_REDIRECT) {
 		/* The program traces (--trace); we read it after the run. */
-		rx->rx_loop = xdp_watch_loop;
+		rx->rx_loop = choose_loop(c, &rx->rx_plain);
 		if (!err && c->rx.trace)
 			xdp_trace_setup(rx, c);
 		return err;
@@ -695,12 +239,10 @@ static int xsk_rx_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 		xdp_prog_teardown(rx);
 		return err;
 	}
-	if (c->rx.trace) {
-		/* Chosen once, here: the plain loop carries no trace code. */
-		rx->rx_plain = rx->rx_loop;
-		rx->rx_loop = xsk_traced_loop;
+	for (q = 0; q < pl_rx_queues(&c->rx); q++)
+		rxq[q].rx_loop = choose_loop(c, &rxq[q].rx_plain);
+	if (c->rx.trace)
 		xsk_trace_setup(rx, c);
-	}
 	if (c->gpu && (err = gpu_xsk_setup(rx, c))) {
 		sockets_teardown(rxq, c);
 		xdp_prog_teardown(rx);
@@ -708,8 +250,24 @@ static int xsk_rx_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 	return err;
 }
 
-/* Undo xsk_rx_setup(): the sockets leave the map before the program goes. */
-static void xsk_rx_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
+/* 8< xsk-busy-loop */
+/* Spin on the RX ring; enter the kernel only when it asks (need_wakeup). */
+void xsk_rx_loop(struct xsk_rx *rx)
+{
+	while (!pl_run_done(rx->run, &rx->stats)) {
+		if (rx_burst(rx))
+			continue;
+		rx->empty++;
+		if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
+			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+			rx->syscalls++;
+		}
+	}
+}
+/* >8 xsk-busy-loop */
+
+/* Undo xsk_setup(): the sockets leave the map before the program goes. */
+static void xsk_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
 {
 	struct xsk_rx *rx = &rxq[0];
 
@@ -822,17 +380,18 @@ int main(int argc, char **argv)
 		{ "iface", PL_OPT_STR, &c.rx.iface, "IF",
 		  "receiving interface (required)" },
 		{ "action", PL_OPT_CHOICE, &c.action, "ACT",
-		  "lab datagrams: to the socket, or XDP alone", 0, 0, actions },
+		  "lab datagrams: to the socket, or XDP alone", 0, 0,
+		  xsk_actions },
 		{ "attach", PL_OPT_CHOICE, &c.attach, "MODE",
-		  "XDP in the driver, or generic (skb)", 0, 0, attaches },
+		  "XDP in the driver, or generic (skb)", 0, 0, xsk_attaches },
 		{ "bind", PL_OPT_CHOICE, &c.bind, "MODE",
 		  "AF_XDP copy, zero-copy, or zero-copy else copy (auto)", 0, 0,
-		  binds },
+		  xsk_binds },
 		{ "need-wakeup", PL_OPT_CHOICE, &wakeup, "ON",
 		  "XDP_USE_NEED_WAKEUP: enter the kernel only when asked (on)",
 		  0, 0, onoff },
 		{ "loop", PL_OPT_CHOICE, &c.loop, "KIND",
-		  "spin on the RX ring, or sleep in poll()", 0, 0, loops },
+		  "spin on the RX ring, or sleep in poll()", 0, 0, xsk_loops },
 		{ "batch", PL_OPT_U32, &c.batch, "N",
 		  "descriptors per RX ring peek (64)", 1, MAX_BATCH },
 		{ "queue", PL_OPT_U32, &c.queue, "N",
@@ -877,11 +436,11 @@ int main(int argc, char **argv)
 	if (pl_rx_begin("pathlab-rx-xsk", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
 	pl_stats_init(&total);
-	err = xsk_rx_setup(rxq, &c, &where);
+	err = xsk_setup(rxq, &c, &where);
 	if (err)
 		return setup_error(&c, where, err);
-	err = receive_and_report(rxq, &c, &total);
-	xsk_rx_teardown(rxq, &c);
+	err = xsk_report(rxq, &c, &total);
+	xsk_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);
 }

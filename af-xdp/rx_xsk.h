@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The XDP / AF_XDP receiver's state, shared by its two files: rx_xsk.c
- * (options, the rx loops, the report) and xsk_setup.c (the program, the
- * UMEM and its rings, the socket, and their teardown).
+ * The XDP / AF_XDP receiver's state, shared by rx_xsk.c (the skeleton:
+ * setup, loop, teardown, main) and its other files: xsk_setup.c (the
+ * program, the UMEM and its rings, the socket, and their teardown),
+ * report_xsk.c, reflect_xsk.c, trace_xsk.c, gpu_xsk.c.
  */
 #ifndef PATHLAB_RX_XSK_H
 #define PATHLAB_RX_XSK_H
@@ -43,6 +44,15 @@ struct xdp_totals {
 	uint64_t end_count;    /* sum over flows of their end markers' seq */
 };
 
+struct xsk_rx;
+
+/* A receive loop: runs until pl_run_done(). */
+typedef void rx_loop_fn(struct xsk_rx *rx);
+
+/* The choices of --action, --attach, --bind, --loop (rx_xsk.c). */
+extern const char *const xsk_actions[],
+	*const xsk_attaches[], *const xsk_binds[], *const xsk_loops[];
+
 struct xsk_rx {
 	const struct xsk_cfg *cfg;
 	struct pathlab *skel;
@@ -77,8 +87,8 @@ struct xsk_rx {
 	 */
 	uint64_t tx_queued, tx_no_room, tx_dropped, tx_completed;
 	uint64_t link_dropped; /* the link's rx_dropped over the run */
-	void (*rx_loop)(struct xsk_rx *rx);
-	void (*rx_plain)(struct xsk_rx *rx); /* after the traced part */
+	rx_loop_fn *rx_loop;   /* chosen at setup (choose_loop()) */
+	rx_loop_fn *rx_plain;  /* after the traced part */
 	struct pl_trace trace;
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
@@ -87,19 +97,28 @@ struct xsk_rx {
 	struct gpu_xsk *gpu; /* the GPU variant's state, or NULL */
 };
 
-/* Parse and account one frame handed to us at now; the parse outcome. */
-static inline enum pl_reason xsk_account(struct xsk_rx *rx, const void *frame,
-					 uint32_t len, uint64_t now,
-					 struct pl_pkt *p)
+/* 8< xsk-refill */
+/*
+ * Give the n frames peeked off the RX ring at idx_rx back to the fill
+ * ring, and release them from the RX ring: the frames are ours until they
+ * are on the fill ring again. Returns where on the fill ring they went.
+ */
+static inline uint32_t xsk_refill(struct xsk_rx *rx, uint32_t idx_rx,
+				  uint32_t n)
 {
-	enum pl_reason r = pl_parse_frame(frame, len, rx->port, p);
+	uint32_t idx_fq, i;
 
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
+	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
+		rx->fill_short++;
+	for (i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
+			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
+			rx->frame_mask;
+	xsk_ring_prod__submit(&rx->fq, n);
+	xsk_ring_cons__release(&rx->rx, n);
+	return idx_fq;
 }
+/* >8 xsk-refill */
 
 /* Load our program with the action and port set, attach it; 0/-errno. */
 int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
@@ -111,13 +130,13 @@ void xdp_prog_teardown(struct xsk_rx *rx);
  * UMEM, fill ring, socket on RX queue rx->queue (with a TX ring for
  * --reflect), entry in our xsks map at that queue; 0/-errno.
  */
-int xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+int xsk_socket_open(struct xsk_rx *rx, const struct xsk_cfg *c);
 
 /* The RX queues the interface has now (ethtool -l), or -errno. */
 int xsk_link_rx_queues(const char *ifname);
 
-/* Undo xsk_setup(). */
-void xsk_teardown(struct xsk_rx *rx);
+/* Undo xsk_socket_open(). */
+void xsk_socket_close(struct xsk_rx *rx);
 
 /* Read the socket's XDP_STATISTICS into *st; 0/-errno. */
 int xsk_read_stats(const struct xsk_rx *rx, struct xdp_statistics *st);
@@ -128,8 +147,25 @@ int xdp_read_lab(struct xsk_rx *rx);
 /* Sum all of the program's per-CPU counters into rx->xdp; 0/-errno. */
 int xdp_read_totals(struct xsk_rx *rx);
 
+/* The busy loop (rx_xsk.c): spin on the RX ring. */
+rx_loop_fn xsk_rx_loop;
+
+/* XDP alone (rx_xsk.c): the program's lab counters into the run's stats. */
+void xdp_sync_stats(struct xsk_rx *rx);
+
 /* The traced loop (trace_xsk.c): --trace N frames, then rx_plain. */
-void xsk_traced_loop(struct xsk_rx *rx);
+rx_loop_fn xsk_traced_loop;
+
+/* --reflect (reflect_xsk.c): good frames back out through the TX ring. */
+rx_loop_fn reflect_xsk_loop;
+
+/* After the loop: send what still waits on the TX ring, take it back. */
+void tx_flush(struct xsk_rx *rx);
+
+struct pl_json;
+
+/* --reflect: the "tx" object of the path's JSON. */
+void tx_json(struct pl_json *j, const struct xsk_rx *rx);
 
 /* Record the one-time setup of the program and the socket as events. */
 void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
@@ -156,5 +192,18 @@ void gpu_xsk_teardown(struct xsk_rx *rx);
 
 /* Add the GPU figures to the run's report. */
 void gpu_xsk_report(struct xsk_rx *rx, struct pl_report *r);
+
+/* The GPU variant's loops (gpu_xsk.c): busy, poll(), traced. */
+rx_loop_fn gpu_xsk_busy_loop, gpu_xsk_poll_loop, gpu_xsk_traced_loop;
+
+/* --reflect: what was sent back, into the report (reflect_xsk.c). */
+void reflect_report(const struct xsk_rx *rx, struct pl_report *r);
+
+/*
+ * report_xsk.c: run the loop (or every queue's) between two snapshots of
+ * the counters, then write the run's report; 0 or -errno.
+ */
+int xsk_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
+	       struct pl_rx_stats *total);
 
 #endif

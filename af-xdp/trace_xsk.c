@@ -203,8 +203,9 @@ static unsigned traced_burst(struct xsk_rx *rx, uint32_t *unit)
 	for (i = 0; i < n; i++) {
 		d = xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
 		memset(&p, 0, sizeof(p));
-		r = xsk_account(rx, xsk_umem__get_data(rx->area, d->addr),
-				d->len, now, &p);
+		r = pl_rx_frame(&rx->stats,
+				xsk_umem__get_data(rx->area, d->addr), d->len,
+				rx->port, now, &p);
 		if (*unit >= t->units)
 			continue;
 		++*unit;
@@ -234,14 +235,7 @@ static unsigned traced_burst(struct xsk_rx *rx, uint32_t *unit)
 			     r == PL_OK && now > p.tx_ns ? now - p.tx_ns : 0);
 	}
 	traced = *unit + 1 - first;
-	while (xsk_ring_prod__reserve(&rx->fq, n, &idx_fq) != n)
-		rx->fill_short++;
-	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&rx->fq, idx_fq + i) =
-			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i)->addr &
-			rx->frame_mask;
-	xsk_ring_prod__submit(&rx->fq, n);
-	xsk_ring_cons__release(&rx->rx, n);
+	idx_fq = xsk_refill(rx, idx_rx, n);
 	wake = xsk_ring_prod__needs_wakeup(&rx->fq);
 	for (i = 0; i < traced; i++) {
 		pl_trace_rec(

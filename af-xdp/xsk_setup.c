@@ -149,7 +149,7 @@ static int socket_bind(struct xsk_rx *rx, const struct xsk_cfg *c)
 	return err;
 }
 
-int xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+int xsk_socket_open(struct xsk_rx *rx, const struct xsk_cfg *c)
 {
 	int map_fd = bpf_map__fd(rx->skel->maps.xsks);
 	int err;
@@ -183,7 +183,7 @@ out_unmap:
 	return err;
 }
 
-void xsk_teardown(struct xsk_rx *rx)
+void xsk_socket_close(struct xsk_rx *rx)
 {
 	/* Out of the map first: the program stops redirecting to us. */
 	bpf_map_delete_elem(bpf_map__fd(rx->skel->maps.xsks), &rx->queue);

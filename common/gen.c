@@ -81,8 +81,9 @@ static enum pl_reason next_bad(struct gen_result *res)
 	if (res->bad_next < PL_BAD_ETH_TRUNC)
 		res->bad_next = PL_BAD_ETH_TRUNC;
 	why = res->bad_next;
-	res->bad_next = res->bad_next + 1 < PL_REASON_MAX ? res->bad_next + 1
-							  : PL_BAD_ETH_TRUNC;
+	res->bad_next = res->bad_next + 1 < PL_REASON_FRAME_MAX
+				? res->bad_next + 1
+				: PL_BAD_ETH_TRUNC;
 	return why;
 }
 

@@ -168,22 +168,28 @@ static void keep_off_receiver_cpu(pthread_t thread)
 		pthread_setaffinity_np(thread, sizeof(others), &others);
 }
 
-int pl_run_start(struct pl_run *r)
+int pl_run_signals(struct pl_run *r)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct sigaction wake = { .sa_handler = on_wake };
-	int err;
 
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&wake.sa_mask);
 	signal_run = r;
-	r->stop = 0;
-	r->main_thread = pthread_self();
-	r->start_ns = pl_now_ns();
 	/* No SA_RESTART: a blocked recvmmsg()/poll() returns EINTR. */
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
 	    sigaction(SIGALRM, &wake, NULL))
 		return -errno;
+	return 0;
+}
+
+int pl_run_start(struct pl_run *r)
+{
+	int err;
+
+	/* r->stop stays: a signal during setup ends the run at once. */
+	r->main_thread = pthread_self();
+	r->start_ns = pl_now_ns();
 	err = pthread_create(&r->thread, NULL, progress_main, r);
 	if (err)
 		return -err;

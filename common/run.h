@@ -53,10 +53,14 @@ struct pl_run {
 };
 
 /*
- * Install the SIGINT/SIGTERM handler and start the progress thread. A
- * timeout interrupts a receiver blocked in a system call with SIGALRM
- * (installed without SA_RESTART, so the call returns EINTR).
+ * Install the SIGINT/SIGTERM handler, which stops r, and SIGALRM's, with
+ * which a timeout interrupts a receiver blocked in a system call (without
+ * SA_RESTART, so the call returns EINTR). Before the receiver's setup: a
+ * signal then still ends in its teardown and its report. 0 or -errno.
  */
+int pl_run_signals(struct pl_run *r);
+
+/* Start the progress thread (pl_run_signals() came first). 0 or -errno. */
 int pl_run_start(struct pl_run *r);
 
 /* Stop the progress thread; safe to call twice. */

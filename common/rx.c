@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "link.h"
 #include "napi.h"
+#include "report.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -33,7 +34,7 @@ int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 				.idle_ms = o->idle_ms,
 				.quiet = o->quiet,
 				.stats = stats };
-	return 0;
+	return pl_run_signals(run);
 }
 
 /* Open --trace's buffer and file, or say which file failed. */
@@ -232,7 +233,8 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	uint64_t sleeps, run_ns;
 	int err;
 
-	if (o->ready && (err = pl_run_ready(o->ready)))
+	/* A stop before ready (a signal in setup): an empty run, reported. */
+	if (o->ready && (err = pl_run_ready(o->ready)) && !run->stop)
 		return err;
 	if (!w->open)
 		pl_sysctr_read(w->before, w->ifname);
@@ -286,4 +288,23 @@ int pl_rx_end(const struct pl_run *run, struct pl_rx_stats *stats, int err)
 		return PL_EXIT_FAIL;
 	}
 	return PL_EXIT_OK;
+}
+
+void pl_rx_report_queues(const struct pl_rx_opts *o,
+			 const struct pl_rx_window *w,
+			 struct pl_rx_stats *total, struct pl_report_queue *rq,
+			 struct pl_report *r)
+{
+	unsigned q, n = pl_rx_queues(o);
+
+	pl_rx_merge_queues(o, w, total);
+	r->stats = total;
+	r->queues = rq;
+	r->nqueues = n;
+	for (q = 0; q < n; q++)
+		rq[q] = (struct pl_report_queue){
+			.id = q,
+			.cpu = pl_rx_queue_cpu(o, q),
+			.stats = w->queue_stats[q],
+		};
 }

@@ -21,6 +21,7 @@
 #include "run.h"
 #include "stats.h"
 #include "sysctr.h"
+#include "wire.h"
 
 #define PL_RX_NO_CPU UINT_MAX /* --cpu not given: the thread is not pinned */
 
@@ -128,8 +129,10 @@ int pl_rx_trace_open(const char *prog, const struct pl_rx_opts *o,
 
 /*
  * Start-up before a receiver's setup: pin to --cpu (a one-line error that
- * names it), zero the stats, calibrate the TSC outside the measured window
- * and fill the run control from the options. 0 or -errno.
+ * names it), zero the stats, calibrate the TSC outside the measured window,
+ * fill the run control from the options and install its signal handlers,
+ * so that a SIGINT or SIGTERM during setup still ends in teardown and a
+ * report (of an empty run). 0 or -errno.
  */
 int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 		struct pl_run *run, struct pl_rx_stats *stats);
@@ -204,12 +207,63 @@ void pl_rx_merge_queues(const struct pl_rx_opts *o,
 			const struct pl_rx_window *w,
 			struct pl_rx_stats *total);
 
+struct pl_report;
+struct pl_report_queue;
+
+/*
+ * After a run on many queues, the report's part that every path shares:
+ * every queue's stats merged into total (its totals), and one entry per
+ * queue in rq[] (id q, its CPU, its stats). The path adds what it counted
+ * per queue (system calls, wake-ups; another id or CPU).
+ */
+void pl_rx_report_queues(const struct pl_rx_opts *o,
+			 const struct pl_rx_window *w,
+			 struct pl_rx_stats *total, struct pl_report_queue *rq,
+			 struct pl_report *r);
+
 /*
  * The env label of a run: --env, else the kind of the receiving interface
  * (pl_link_env(), into buf), else none when there is no interface.
  */
 const char *pl_rx_env(const struct pl_rx_opts *o, const char *none, char *buf,
 		      size_t len);
+
+/*
+ * Account one frame the parser judged r (*p filled when PL_OK), handed to
+ * us at now: good, bad by reason, or other. Returns r.
+ */
+static inline enum pl_reason pl_rx_account(struct pl_rx_stats *s,
+					   enum pl_reason r,
+					   const struct pl_pkt *p, uint64_t now)
+{
+	if (r == PL_OK)
+		pl_stats_good(s, p, now);
+	else
+		pl_stats_reject(s, r);
+	return r;
+}
+
+/*
+ * Parse and account one whole frame of len bytes at buf (the paths that
+ * see the link layer: AF_XDP, DPDK), UDP to port; the parse outcome.
+ */
+static inline enum pl_reason pl_rx_frame(struct pl_rx_stats *s, const void *buf,
+					 size_t len, uint16_t port,
+					 uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_account(s, pl_parse_frame(buf, len, port, p), p, now);
+}
+
+/*
+ * Parse and account one UDP payload of len bytes at buf (the paths handed
+ * the payload only: the socket, verbs); the parse outcome.
+ */
+static inline enum pl_reason pl_rx_payload(struct pl_rx_stats *s,
+					   const void *buf, size_t len,
+					   uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_account(s, pl_parse_payload(buf, len, p), p, now);
+}
 
 /* The end of main(): free the stats, say why the run failed; exit code. */
 int pl_rx_end(const struct pl_run *run, struct pl_rx_stats *stats, int err);

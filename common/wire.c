@@ -40,6 +40,7 @@ static const char *const reason_names[PL_REASON_MAX] = {
 	[PL_BAD_MAGIC] = "magic",
 	[PL_BAD_VERSION] = "version",
 	[PL_BAD_CHECK] = "check",
+	[PL_BAD_TOO_LONG] = "too_long",
 };
 
 /* Return the name of a reason, or "unknown" (never NULL) when out of range. */

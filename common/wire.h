@@ -90,8 +90,19 @@ enum pl_reason {
 	PL_BAD_MAGIC,	   /* not a pathlab datagram */
 	PL_BAD_VERSION,	   /* pathlab version we do not speak */
 	PL_BAD_CHECK,	   /* header or payload corrupted */
+	/*
+	 * Reasons a receiver finds before the parser, about the buffer and
+	 * not the bytes, so no frame carries them (pl_build_bad_frame() and
+	 * pathlab-gen --bad-every stop at PL_REASON_FRAME_MAX).
+	 */
+	PL_BAD_TOO_LONG, /* longer than its receive buffer: a truncated
+			  * datagram (MSG_TRUNC), an RDMA WRITE's byte_len
+			  * past its slot */
 	PL_REASON_MAX
 };
+
+/* The reasons a frame itself can carry: those below this one. */
+#define PL_REASON_FRAME_MAX PL_BAD_TOO_LONG
 
 /* true for codes that make a frame "bad" (counted), not merely "other". */
 static inline bool pl_reason_is_bad(enum pl_reason r)

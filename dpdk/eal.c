@@ -6,7 +6,7 @@
  * vdev. On a real NIC the same program takes --pci and checks first that
  * the device is not the one this machine is reached through.
  */
-#include "dpdk.h"
+#include "rx_dpdk.h"
 #include "mgmt.h"
 
 #include <dirent.h>

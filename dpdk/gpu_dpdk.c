@@ -20,7 +20,7 @@
  */
 #define ALLOW_EXPERIMENTAL_API /* gpudev, extmem and dev_dma_map are */
 #include "clock.h"
-#include "dpdk.h"
+#include "rx_dpdk.h"
 #include "gpu.h"
 #include "opt.h"
 #include "wire.h"
@@ -92,7 +92,7 @@ static int gpu_burst(struct gpu_dpdk *gd, struct rte_mbuf **bufs, uint16_t n)
 
 /* 8< gpu-dpdk-loop */
 /* Poll, let the GPU check the burst, account, free; as dpdk_rx_loop(). */
-static void gpu_dpdk_rx_loop(struct dpdk_rx *rx)
+void gpu_dpdk_rx_loop(struct dpdk_rx *rx)
 {
 	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
 	struct gpu_dpdk *gd = rx->gpu;
@@ -177,7 +177,7 @@ static void gpu_traced_frames(struct dpdk_rx *rx, struct gpu_dpdk *gd,
 }
 
 /* The traced GPU loop: --trace N frames step by step, then the plain one. */
-static void gpu_dpdk_traced_loop(struct dpdk_rx *rx)
+void gpu_dpdk_traced_loop(struct dpdk_rx *rx)
 {
 	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
 	struct gpu_dpdk *gd = rx->gpu;
@@ -223,8 +223,6 @@ void gpu_dpdk_trace_setup(struct dpdk_rx *rx)
 		     "device memory: the mbufs' data buffers",
 		     "region_addr bytes page_bytes", (uintptr_t)gd->base,
 		     gd->len, gd->page, 0);
-	rx->rx_plain = gpu_dpdk_rx_loop;
-	rx->rx_loop = gpu_dpdk_traced_loop;
 }
 
 /* Record what a step did, for gpu_detail.dpdk_steps. */
@@ -414,7 +412,6 @@ int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 		return err;
 	}
 	rx->gpu = gd;
-	rx->rx_loop = gpu_dpdk_rx_loop;
 	return 0;
 }
 

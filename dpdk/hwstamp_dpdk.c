@@ -8,7 +8,7 @@
  */
 #define ALLOW_EXPERIMENTAL_API /* rte_eth_read_clock() is, in DPDK 22.11 */
 
-#include "dpdk.h"
+#include "rx_dpdk.h"
 #include "clock.h"
 #include "json.h"
 
@@ -163,3 +163,52 @@ void hwts_json(struct pl_json *j, const struct dpdk_hwts *h)
 	pl_json_u64(j, "resync_failures", h->resync_failures);
 	pl_json_end(j);
 }
+
+/* The NIC's stamp of one good frame (hwts_frame()): what the PMD wrote. */
+static inline uint64_t hwts_stamp(struct dpdk_hwts *h, const struct rte_mbuf *m,
+				  uint64_t now)
+{
+	bool stamped = (m->ol_flags & h->flag) != 0;
+	uint64_t raw = 0;
+
+	if (stamped)
+		raw = *RTE_MBUF_DYNFIELD(m, h->field,
+					 const rte_mbuf_timestamp_t *);
+	return hwts_frame(h, stamped, raw, now);
+}
+
+/* 8< dpdk-hwts-loop */
+/*
+ * --hw-stamps: as dpdk_rx_loop(), and each good frame's latency split at
+ * the NIC's stamp: sender to NIC (latency_to_stack_ns) and NIC to this
+ * loop (latency_stack_to_user_ns: the RX ring and the wait for a poll). A
+ * loop of its own, chosen once at setup: the plain one carries none of it.
+ */
+void hwts_rx_loop(struct dpdk_queue *q)
+{
+	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
+	struct dpdk_hwts *h = &q->rx->hwts;
+	uint64_t t, prev = rte_rdtsc(), now;
+	struct pl_pkt p;
+	uint16_t i, n;
+
+	while (!pl_run_done(&q->rx->run, q->stats)) {
+		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
+		if (n) {
+			now = pl_now_ns();
+			hwts_due(h, now); /* the clock's offset, every 10 ms */
+			for (i = 0; i < n; i++)
+				if (rx_parse(q, q->bufs[i], now, &p) == PL_OK)
+					pl_stats_split(
+						q->stats, p.tx_ns,
+						hwts_stamp(h, q->bufs[i], now),
+						now);
+			rte_pktmbuf_free_bulk(q->bufs, n);
+		}
+		t = rte_rdtsc();
+		q->cycles[n != 0] += t - prev;
+		q->polls[n != 0]++;
+		prev = t;
+	}
+}
+/* >8 dpdk-hwts-loop */

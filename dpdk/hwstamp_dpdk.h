@@ -10,7 +10,7 @@
  * So nothing is assumed: samples of that clock between two reads of
  * CLOCK_MONOTONIC give its rate (over the whole run, since the first
  * sample, so the rate's error shrinks as the run goes on) and its offset
- * (again every HWTS_RESYNC_NS, as the socket path's hwstamp.h does: a
+ * (again every HWTS_RESYNC_NS, as the socket path's hwstamp_socket.h does: a
  * drift of 100 ppm then costs at most 1 us). The conversion below is plain
  * arithmetic, without DPDK, so that a unit test can check it.
  */
@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HWTS_RESYNC_NS	  10000000ull /* 10 ms, as hwstamp.h */
+#define HWTS_RESYNC_NS	  10000000ull /* 10 ms, as hwstamp_socket.h */
 #define HWTS_CALIBRATE_MS 20	      /* the first span, at setup */
 
 /* The NIC's clock against CLOCK_MONOTONIC, and what the stamps gave. */

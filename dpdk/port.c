@@ -5,7 +5,7 @@
  * as in DPDK's examples/skeleton/basicfwd.c. Every ethdev call returns 0
  * or -errno; the cleanup ladder undoes them in reverse order.
  */
-#include "dpdk.h"
+#include "rx_dpdk.h"
 
 #include <errno.h>
 #include <linux/if_packet.h>

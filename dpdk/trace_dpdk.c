@@ -7,7 +7,7 @@
  * the pool, what the parser found, and the mbufs going back to the pool.
  * Then the plain poll loop takes over: tracing costs nothing once done.
  */
-#include "dpdk.h"
+#include "rx_dpdk.h"
 #include "clock.h"
 
 #include <string.h>
@@ -105,8 +105,8 @@ static void traced_frames(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
 	for (i = 0; i < n; i++) {
 		m = rx->bufs[i];
 		memset(&p, 0, sizeof(p));
-		r = dpdk_account(rx, rte_pktmbuf_mtod(m, const void *),
-				 m->data_len, now, &p);
+		r = pl_rx_frame(&rx->stats, rte_pktmbuf_mtod(m, const void *),
+				m->data_len, PL_UDP_PORT, now, &p);
 		if (*unit >= t->units)
 			continue;
 		++*unit;

@@ -29,10 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MiB	    (1024u * 1024u)
-#define NPKT	    1024 /* a batch: half payloads, half frames */
-#define SLOT	    2048 /* bytes per packet in the buffers */
-#define DRIVER_API  12000
+#define MiB	   (1024u * 1024u)
+#define NPKT	   1024 /* a batch: half payloads, half frames */
+#define SLOT	   2048 /* bytes per packet in the buffers */
+#define DRIVER_API 12000
 
 static int failed;
 
@@ -41,7 +41,10 @@ static void verdict(const char *name, int ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("check %-9s %s  ", name, ok > 0 ? "ok" : ok ? "skipped" : "FAILED");
+	printf("check %-9s %s  ", name,
+	       ok > 0 ? "ok"
+	       : ok   ? "skipped"
+		      : "FAILED");
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -86,8 +89,9 @@ static int check_device(struct cudaDeviceProp *prop, char *pci, size_t len)
 	if (e || !n) {
 		printf("check device    skipped  no GPU: %s (driver %d, "
 		       "runtime %d)\n",
-		       !drv ? "no CUDA driver" : e ? cudaGetErrorString(e)
-						   : "no device",
+		       !drv ? "no CUDA driver"
+		       : e  ? cudaGetErrorString(e)
+			    : "no device",
 		       drv, rt);
 		exit(77);
 	}
@@ -139,8 +143,7 @@ static void check_memops(void)
 }
 
 /* Sum n words, as a kernel reading wherever p points. */
-__global__ void sum_kernel(const uint32_t *p, size_t n,
-			   unsigned long long *out)
+__global__ void sum_kernel(const uint32_t *p, size_t n, unsigned long long *out)
 {
 	unsigned long long s = 0;
 	size_t i;
@@ -235,8 +238,8 @@ static void check_copy(void)
 	gp = h2d_gbps(d, pinned, len, 8);
 	gq = h2d_gbps(d, pageable, len, 8);
 	verdict("copy", gp > 0 && gq > 0 && !cudaGetLastError(),
-		"bytes=%zu pinned_gbps=%.1f pageable_gbps=%.1f ratio=%.2f",
-		len, gp, gq, gq > 0 ? gp / gq : 0);
+		"bytes=%zu pinned_gbps=%.1f pageable_gbps=%.1f ratio=%.2f", len,
+		gp, gq, gq > 0 ? gp / gq : 0);
 out:
 	cudaFreeHost(pinned);
 	cudaFree(d);
@@ -304,11 +307,13 @@ static void build_batch(uint8_t *h, struct pl_gpu_desc *d, uint64_t base)
 			len = build_frame(h + (size_t)i * SLOT, len, i);
 		else
 			build_payload(h + (size_t)i * SLOT, len, i);
-		d[i] = (struct pl_gpu_desc){ .addr = base + (uint64_t)i * SLOT,
-					     .len = len,
-					     .port = (uint16_t)((i & 1) ? PL_UDP_PORT : 0),
-					     .frame = (uint8_t)(i & 1),
-					     .pad = 0 };
+		d[i] = (struct pl_gpu_desc){
+			.addr = base + (uint64_t)i * SLOT,
+			.len = len,
+			.port = (uint16_t)((i & 1) ? PL_UDP_PORT : 0),
+			.frame = (uint8_t)(i & 1),
+			.pad = 0
+		};
 	}
 }
 
@@ -381,8 +386,7 @@ static void check_consumer(void)
 	/* 3. Read in place from mapped host memory: all good again. */
 	build_batch(h, d, (uintptr_t)hv);
 	mapped = consume(dd, rd, &t3);
-	verdict("consumer",
-		good == NPKT && bad_pay && bad_ip && mapped == NPKT,
+	verdict("consumer", good == NPKT && bad_pay && bad_ip && mapped == NPKT,
 		"packets=%d good=%d corrupted_payload_caught=%d "
 		"corrupted_ip_caught=%d mapped_good=%d kernel_us=%.1f "
 		"mapped_kernel_us=%.1f",
@@ -400,11 +404,11 @@ static void check_dmabuf(void)
 	typedef CUresult (*attr_fn)(int *, CUdevice_attribute, CUdevice);
 	typedef CUresult (*dev_fn)(CUdevice *, int);
 	typedef CUresult (*handle_fn)(void *, CUdeviceptr, size_t,
-				      CUmemRangeHandleType,
-				      unsigned long long);
+				      CUmemRangeHandleType, unsigned long long);
 	attr_fn attr = (attr_fn)driver_call("cuDeviceGetAttribute");
 	dev_fn get = (dev_fn)driver_call("cuDeviceGet");
-	handle_fn handle = (handle_fn)driver_call("cuMemGetHandleForAddressRange");
+	handle_fn handle =
+		(handle_fn)driver_call("cuMemGetHandleForAddressRange");
 	const size_t len = 2 * MiB; /* host-page aligned, as required */
 	CUdevice cd;
 	CUresult res;
@@ -413,9 +417,10 @@ static void check_dmabuf(void)
 
 	if (!attr || !get || !handle || get(&cd, 0) ||
 	    attr(&ok, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, cd) || !ok) {
-		verdict("dmabuf", -1, "supported=0 (driver or kernel without "
-				      "dma-buf for GPU memory; nvidia-peermem "
-				      "is the other way)");
+		verdict("dmabuf", -1,
+			"supported=0 (driver or kernel without "
+			"dma-buf for GPU memory; nvidia-peermem "
+			"is the other way)");
 		return;
 	}
 	if (cudaMalloc(&d, len)) {
@@ -443,6 +448,7 @@ int main(void)
 	check_copy();
 	check_consumer();
 	check_dmabuf();
-	printf("gpu-check: %s\n", failed ? "FAILED" : "all checks that ran passed");
+	printf("gpu-check: %s\n",
+	       failed ? "FAILED" : "all checks that ran passed");
 	return failed ? 1 : 0;
 }

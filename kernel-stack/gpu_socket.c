@@ -29,12 +29,18 @@ struct gpu_socket {
 	int err;   /* what stopped the loop, or 0 */
 };
 
+/* Datagram i's bytes in its buffer (MSG_TRUNC: msg_len may be more). */
+static uint32_t held_len(const struct sock_rx *rx, int i)
+{
+	return rx->msgs[i].msg_len < BUF_LEN ? rx->msgs[i].msg_len : BUF_LEN;
+}
+
 /* 8< gpu-socket-batch */
 /* The n datagrams of a batch: one copy to the device, then the consumer. */
 static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 {
 	uint64_t dev = (uintptr_t)gs->dev;
-	size_t len = (size_t)(n - 1) * BUF_LEN + rx->msgs[n - 1].msg_len;
+	size_t len = (size_t)(n - 1) * BUF_LEN + held_len(rx, n - 1);
 	int i, err;
 
 	/* The batch goes as one transfer of whole slots, gaps included. */
@@ -42,7 +48,7 @@ static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 	for (i = 0; !err && i < n; i++)
 		gs->b.desc[i] = (struct pl_gpu_desc){
 			.addr = dev + (uint64_t)i * BUF_LEN,
-			.len = rx->msgs[i].msg_len,
+			.len = held_len(rx, i),
 		};
 	if (!err)
 		err = pl_gpu_consume(gs->g, &gs->b, (unsigned)n);
@@ -56,7 +62,7 @@ static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 
 /* 8< gpu-socket-loop */
 /* recvmmsg() a batch, hand it to the GPU, account what the GPU found. */
-static void gpu_socket_loop(struct sock_rx *rx)
+void gpu_socket_loop(struct sock_rx *rx)
 {
 	struct gpu_socket *gs = rx->gpu;
 	int n;
@@ -95,7 +101,7 @@ static void trace_one(struct sock_rx *rx, uint32_t unit, unsigned i, int n)
 }
 
 /* The traced loop: --trace N datagrams step by step, then the plain one. */
-static void gpu_socket_traced_loop(struct sock_rx *rx)
+void gpu_socket_traced_loop(struct sock_rx *rx)
 {
 	struct gpu_socket *gs = rx->gpu;
 	struct pl_trace *t = &rx->trace;
@@ -185,8 +191,6 @@ int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c)
 	if (code)
 		exit(code); /* setup of a tool: nothing to undo at exit */
 	rx->gpu = gs;
-	rx->rx_plain = gpu_socket_loop;
-	rx->rx_loop = c->rx.trace ? gpu_socket_traced_loop : gpu_socket_loop;
 	if (c->rx.trace)
 		trace_setup(rx, gs);
 	return 0;

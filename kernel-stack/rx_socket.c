@@ -7,7 +7,11 @@
  * payload into our buffer. We count system calls, wake-ups and, with
  * --rx-stamps, split each packet's latency at the kernel's own RX stamp.
  *
- * setup() -> rx_loop() -> teardown(), the shape every path copies.
+ * socket_setup() -> socket_rx_loop() -> socket_teardown() -> main(), the
+ * skeleton every path has (rx_xsk.c, rx_dpdk.c, rx_verbs.c): diff two of
+ * them to see what differs between the paths. The features live in their
+ * own files: reflect_socket.c, hwstamp_socket.c, trace_socket.c,
+ * gpu_socket.c, and the report in report_socket.c.
  */
 #include "rx_socket.h"
 #include "gpu.h"
@@ -32,119 +36,8 @@
 #include <unistd.h>
 
 static const char *const modes[] = { "recvmmsg", "recvfrom", NULL };
-static const char *const loops[] = { "block", "busy", NULL };
+static const char *const loop_kinds[] = { "block", "busy", NULL };
 static const char *const steers[] = { "hash", "cpu", NULL };
-
-/* 8< socket-rx-loop */
-/* Receive a batch per system call; the kernel copies each payload to us. */
-static void recvmmsg_loop(struct sock_rx *rx)
-{
-	struct pl_pkt p;
-	uint64_t now;
-	int i, n;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++; /* EAGAIN when busy, EINTR at the end */
-			continue;
-		}
-		now = pl_now_ns();
-		for (i = 0; i < n; i++)
-			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
-	}
-}
-/* >8 socket-rx-loop */
-
-/* 8< socket-reflect */
-/*
- * The rtt workload's far end: receive a batch, then hand the same buffers
- * straight back with one sendmmsg(), each to the address it came from.
- */
-static void reflect_batch(struct sock_rx *rx, int n)
-{
-	int i, sent;
-
-	for (i = 0; i < n; i++)
-		rx->iov[i].iov_len = rx->msgs[i].msg_len;
-	sent = sendmmsg(rx->fd, rx->msgs, (unsigned)n, 0);
-	rx->syscalls++;
-	rx->reflected += sent > 0 ? (unsigned)sent : 0;
-	rx->reflect_errors += (unsigned)(n - (sent > 0 ? sent : 0));
-	for (i = 0; i < n; i++) {
-		rx->iov[i].iov_len = BUF_LEN;
-		rx->msgs[i].msg_hdr.msg_namelen = sizeof(rx->peers[i]);
-	}
-}
-
-static void recvmmsg_reflect_loop(struct sock_rx *rx)
-{
-	struct pl_pkt p;
-	uint64_t now;
-	int i, n;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		now = pl_now_ns();
-		for (i = 0; i < n; i++)
-			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
-		reflect_batch(rx, n);
-	}
-}
-/* >8 socket-reflect */
-
-/* The same, reading each datagram's kernel RX stamp to split its latency. */
-static void recvmmsg_stamped_loop(struct sock_rx *rx)
-{
-	struct pl_pkt p;
-	uint64_t now;
-	unsigned i;
-	int n;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		for (i = 0; i < rx->batch; i++)
-			rx->msgs[i].msg_hdr.msg_controllen = CMSG_LEN_TS;
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		now = pl_now_ns();
-		for (i = 0; i < (unsigned)n; i++) {
-			struct msghdr *mh = &rx->msgs[i].msg_hdr;
-
-			if (rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now,
-				   &p) == PL_OK)
-				pl_stats_split(&rx->stats, p.tx_ns,
-					       rx_stamp_at(rx, mh, now), now);
-		}
-	}
-}
-
-/* One datagram per system call: the baseline recvmmsg() improves on. */
-static void recvfrom_loop(struct sock_rx *rx)
-{
-	struct pl_pkt p;
-	ssize_t n;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = recvfrom(rx->fd, rx->bufs[0], BUF_LEN, rx->flags, NULL,
-			     NULL);
-		rx->syscalls++;
-		if (n < 0) {
-			rx->empty++;
-			continue;
-		}
-		rx_one(rx, rx->bufs[0], (size_t)n, pl_now_ns(), &p);
-	}
-}
 
 /*
  * Point every message of the batch at its buffer (and stamp space, and
@@ -218,8 +111,36 @@ static int reuseport(int fd, const struct cfg *c)
 		       : 0;
 }
 
-/* Socket, options, bind, buffers; undone in reverse by the labels. */
-static int socket_setup(struct sock_rx *rx, const struct cfg *c)
+/*
+ * The loop of each kind of run, chosen once at setup, so that no loop
+ * tests an option per datagram: plain, and the traced one that steps
+ * through the first --trace N datagrams and then runs the plain one
+ * (*plain). check_cfg() refuses the kinds that have no traced loop.
+ */
+static rx_loop_fn *choose_loop(const struct cfg *c, rx_loop_fn **plain)
+{
+	enum { RECVMMSG, RECVFROM, STAMPED, REFLECT, GPU };
+	static const struct {
+		rx_loop_fn *plain, *traced;
+	} table[] = {
+		[RECVMMSG] = { socket_rx_loop, socket_traced_loop },
+		[RECVFROM] = { recvfrom_loop, NULL },
+		[STAMPED] = { stamped_socket_loop, socket_traced_loop },
+		[REFLECT] = { reflect_socket_loop, NULL },
+		[GPU] = { gpu_socket_loop, gpu_socket_traced_loop },
+	};
+	int kind = c->gpu		      ? GPU
+		   : c->rx.reflect	      ? REFLECT
+		   : c->mode == MODE_RECVFROM ? RECVFROM
+		   : c->stamps		      ? STAMPED
+					      : RECVMMSG;
+
+	*plain = table[kind].plain;
+	return c->rx.trace ? table[kind].traced : table[kind].plain;
+}
+
+/* One queue's socket, options, bind, buffers; undone by socket_close(). */
+static int socket_open(struct sock_rx *rx, const struct cfg *c)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET,
 				    .sin_port = htons(c->port) };
@@ -232,9 +153,12 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 	rx->batch = c->mode == MODE_RECVFROM ? 1 : c->batch;
 	rx->bufs = calloc(rx->batch, BUF_LEN);
 	rx->cmsg = calloc(rx->batch, CMSG_LEN_TS);
-	if (c->rx.reflect)
+	if (c->rx.reflect) {
 		rx->peers = calloc(rx->batch, sizeof(*rx->peers));
-	if (!rx->bufs || !rx->cmsg || (c->rx.reflect && !rx->peers)) {
+		rx->out = calloc(rx->batch, sizeof(*rx->out));
+	}
+	if (!rx->bufs || !rx->cmsg ||
+	    (c->rx.reflect && (!rx->peers || !rx->out))) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -256,22 +180,13 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 	init_msgs(rx, c->stamps || c->rx.trace);
 	rx->hw.on = c->hw_stamps;
 	rx->realtime_off = pl_realtime_offset_ns();
-	if (c->mode == MODE_RECVFROM) {
-		rx->flags = c->loop == LOOP_BUSY ? MSG_DONTWAIT : 0;
-		rx->rx_loop = recvfrom_loop;
-	} else {
-		rx->flags =
-			c->loop == LOOP_BUSY ? MSG_DONTWAIT : MSG_WAITFORONE;
-		rx->rx_loop = c->stamps ? recvmmsg_stamped_loop : recvmmsg_loop;
-		if (c->rx.reflect)
-			rx->rx_loop = recvmmsg_reflect_loop;
-	}
-	if (c->rx.trace) {
-		/* Chosen once, here: the plain loop carries no trace code. */
-		rx->rx_plain = rx->rx_loop;
-		rx->rx_loop = recvmmsg_traced_loop;
+	/* MSG_TRUNC: the whole length, to tell a datagram cut short. */
+	rx->flags = MSG_TRUNC | (c->loop == LOOP_BUSY	    ? MSG_DONTWAIT
+				 : c->mode == MODE_RECVFROM ? 0
+							    : MSG_WAITFORONE);
+	rx->rx_loop = choose_loop(c, &rx->rx_plain);
+	if (c->rx.trace)
 		socket_trace_setup(rx, c);
-	}
 	if (c->gpu && (err = gpu_socket_setup(rx, c)))
 		goto out_close;
 	return 0;
@@ -279,148 +194,31 @@ static int socket_setup(struct sock_rx *rx, const struct cfg *c)
 out_close:
 	close(rx->fd);
 out_free:
+	free(rx->out);
 	free(rx->peers);
 	free(rx->cmsg);
 	free(rx->bufs);
 	return err;
 }
 
-/* Undo socket_setup(). */
-static void socket_teardown(struct sock_rx *rx)
+/* Undo socket_open(). */
+static void socket_close(struct sock_rx *rx)
 {
 	if (rx->gpu)
 		gpu_socket_teardown(rx);
 	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	close(rx->fd);
+	free(rx->out);
 	free(rx->peers);
 	free(rx->cmsg);
 	free(rx->bufs);
 }
 
-/* The socket path's own figures, nested under "socket" in the JSON. */
-static void socket_json(struct pl_json *j, void *arg)
-{
-	const struct sock_rx *rx = arg;
-
-	pl_json_obj(j, "socket");
-	pl_json_u64(j, "batch", rx->batch);
-	pl_json_u64(j, "rcvbuf_bytes", (uint64_t)rx->rcvbuf);
-	pl_json_bool(j, "busy_poll_loop", rx->flags & MSG_DONTWAIT);
-	pl_json_u64(j, "syscalls", rx->syscalls);
-	pl_json_u64(j, "empty_syscalls", rx->empty);
-	pl_json_u64(j, "thread_wakeups", rx->wakeups);
-	pl_json_end(j);
-}
-
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
-static void socket_loop(void *arg)
-{
-	struct sock_rx *rx = arg;
-
-	rx->rx_loop(rx);
-}
-
-/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
-static void socket_queue_loop(void *arg, unsigned q)
-{
-	struct sock_rx *rxq = arg;
-
-	rxq[q].rx_loop(&rxq[q]);
-}
-
 /*
- * The run's totals over its queues: the merged stats, system calls and
- * wake-ups, and one report entry per queue.
+ * Set up: queue 0's socket, then the other queues' sockets in the same
+ * SO_REUSEPORT group; each with the loop its run needs. 0 or -errno.
  */
-static void socket_queues_report(struct sock_rx *rxq, const struct cfg *c,
-				 const struct pl_rx_window *w,
-				 struct pl_rx_stats *total,
-				 struct pl_report_queue *rq,
-				 struct pl_report *r)
-{
-	unsigned q, n = pl_rx_queues(&c->rx);
-
-	pl_rx_merge_queues(&c->rx, w, total);
-	r->stats = total;
-	r->queues = rq;
-	r->nqueues = n;
-	r->syscalls = r->wakeups = 0;
-	for (q = 0; q < n; q++) {
-		rxq[q].wakeups = w->queue_sleeps[q];
-		rq[q] = (struct pl_report_queue){
-			.id = q,
-			.cpu = pl_rx_queue_cpu(&c->rx, q),
-			.stats = &rxq[q].stats,
-			.syscalls = rxq[q].syscalls,
-			.wakeups = rxq[q].wakeups,
-		};
-		r->syscalls += rxq[q].syscalls;
-		r->wakeups += rxq[q].wakeups;
-	}
-}
-
-/* Run the loop (or the queues' loops) between two snapshots and report. */
-static int receive_and_report(struct sock_rx *rxq, const struct cfg *c,
-			      struct pl_rx_stats *total)
-{
-	struct sock_rx *rx = &rxq[0];
-	struct pl_report_queue rq[PL_MAX_QUEUES];
-	struct pl_sysctr before, after;
-	struct pl_rx_window w = { .loop = socket_loop,
-				  .queue_loop = socket_queue_loop,
-				  .arg = rx,
-				  .ifname = c->rx.iface,
-				  .before = &before,
-				  .after = &after };
-	char envbuf[32];
-	struct pl_report r = {
-		.tool = "pathlab-rx-socket",
-		.path = "socket",
-		.mode = modes[c->mode],
-		.gpu = "none",
-		.workload = pl_workloads[c->rx.workload],
-		.env = pl_rx_env(&c->rx, "unknown", envbuf, sizeof(envbuf)),
-		.ifname = c->rx.iface,
-		.latency_kind = "one-way",
-		.copies_per_packet = 1,
-		.copies_source = "by_design",
-		.rx_stamp_source = c->hw_stamps ? "hardware"
-				   : c->stamps	? "software"
-						: "none",
-		.copies_note =
-			"kernel skb to the user buffer in the system call",
-		.loss_points = PL_LOSS_LINK | PL_LOSS_BACKLOG | PL_LOSS_SOCKET,
-		.stats = &rx->stats,
-		.before = &before,
-		.after = &after,
-		.extra_json = socket_json,
-		.extra_arg = rx,
-	};
-	unsigned q;
-	int err;
-
-	for (q = 0; q < pl_rx_queues(&c->rx); q++)
-		w.queue_stats[q] = &rxq[q].stats;
-	err = pl_rx_measure(&c->rx, rx->run, &w);
-	if (err)
-		return err;
-	rx->wakeups = w.sleeps;
-	r.syscalls = rx->syscalls;
-	r.wakeups = rx->wakeups;
-	if (pl_rx_queues(&c->rx) > 1)
-		socket_queues_report(rxq, c, &w, total, rq, &r);
-	r.reflect = c->rx.reflect;
-	for (q = 0; q < pl_rx_queues(&c->rx); q++) {
-		r.reflected += rxq[q].reflected;
-		r.reflect_errors += rxq[q].reflect_errors;
-	}
-	if (rx->gpu)
-		gpu_socket_report(rx, &r);
-	return pl_report_emit(&r, c->rx.json, c->rx.quiet);
-}
-
-/* Set up queue 0, then the other queues' sockets in the same group. */
-static int queues_setup(struct sock_rx *rxq, struct pl_run *run,
+static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 			const struct cfg *c)
 {
 	unsigned q, n = pl_rx_queues(&c->rx);
@@ -430,7 +228,7 @@ static int queues_setup(struct sock_rx *rxq, struct pl_run *run,
 		rxq[q].run = run;
 		if (q)
 			pl_stats_init(&rxq[q].stats);
-		err = socket_setup(&rxq[q], c);
+		err = socket_open(&rxq[q], c);
 		if (err)
 			break;
 		if (q == 0 && n > 1 && c->steer == STEER_CPU)
@@ -438,17 +236,57 @@ static int queues_setup(struct sock_rx *rxq, struct pl_run *run,
 	}
 	if (err)
 		while (q-- > 0)
-			socket_teardown(&rxq[q]);
+			socket_close(&rxq[q]);
 	return err;
 }
 
-/* Undo queues_setup(). */
-static void queues_teardown(struct sock_rx *rxq, const struct cfg *c)
+/* 8< socket-rx-loop */
+/* Receive a batch per system call; the kernel copies each payload to us. */
+void socket_rx_loop(struct sock_rx *rx)
+{
+	struct pl_pkt p;
+	uint64_t now;
+	int i, n;
+
+	while (!pl_run_done(rx->run, &rx->stats)) {
+		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
+		rx->syscalls++;
+		if (n <= 0) {
+			rx->empty++; /* EAGAIN when busy, EINTR at the end */
+			continue;
+		}
+		now = pl_now_ns();
+		for (i = 0; i < n; i++)
+			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
+	}
+}
+/* >8 socket-rx-loop */
+
+/* One datagram per system call: the baseline recvmmsg() improves on. */
+void recvfrom_loop(struct sock_rx *rx)
+{
+	struct pl_pkt p;
+	ssize_t n;
+
+	while (!pl_run_done(rx->run, &rx->stats)) {
+		n = recvfrom(rx->fd, rx->bufs[0], BUF_LEN, rx->flags, NULL,
+			     NULL);
+		rx->syscalls++;
+		if (n < 0) {
+			rx->empty++;
+			continue;
+		}
+		rx_one(rx, rx->bufs[0], (size_t)n, pl_now_ns(), &p);
+	}
+}
+
+/* Undo socket_setup(), the last queue first. */
+static void socket_teardown(struct sock_rx *rxq, const struct cfg *c)
 {
 	unsigned q;
 
 	for (q = pl_rx_queues(&c->rx); q-- > 0;) {
-		socket_teardown(&rxq[q]);
+		socket_close(&rxq[q]);
 		if (q)
 			pl_stats_free(&rxq[q].stats);
 	}
@@ -506,7 +344,8 @@ int main(int argc, char **argv)
 		{ "batch", PL_OPT_U32, &c.batch, "N",
 		  "datagrams per recvmmsg (64)", 1, MAX_BATCH },
 		{ "loop", PL_OPT_CHOICE, &c.loop, "KIND",
-		  "block in the call, or spin with MSG_DONTWAIT", 0, 0, loops },
+		  "block in the call, or spin with MSG_DONTWAIT", 0, 0,
+		  loop_kinds },
 		{ "rcvbuf", PL_OPT_U32, &c.rcvbuf, "BYTES",
 		  "SO_RCVBUF(FORCE) size (kernel default)", 4096, 1u << 30 },
 		{ "steer", PL_OPT_CHOICE, &c.steer, "HOW",
@@ -544,14 +383,14 @@ int main(int argc, char **argv)
 	if (pl_rx_begin("pathlab-rx-socket", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
 	pl_stats_init(&total);
-	err = queues_setup(rxq, &run, &c);
+	err = socket_setup(rxq, &run, &c);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-socket: %s:%u: %s\n", c.bind,
 			c.port, strerror(-err));
 		return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
 	}
-	err = receive_and_report(rxq, &c, &total);
-	queues_teardown(rxq, &c);
+	err = socket_report(rxq, &c, &total);
+	socket_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);
 }

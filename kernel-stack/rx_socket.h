@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* What the socket receiver's two files share: state, config, per-datagram work.
+/*
+ * The socket receiver's state, config and per-datagram work, shared by
+ * rx_socket.c (the skeleton: setup, loop, teardown, main) and its feature
+ * files: report_socket.c, reflect_socket.c, hwstamp_socket.c,
+ * trace_socket.c, gpu_socket.c.
  */
 #ifndef PATHLAB_RX_SOCKET_H
 #define PATHLAB_RX_SOCKET_H
@@ -10,7 +14,7 @@
 #include "stats.h"
 #include "trace.h"
 #include "wire.h"
-#include "hwstamp.h"
+#include "hwstamp_socket.h"
 
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
@@ -18,8 +22,13 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#define MAX_BATCH   1024
-#define BUF_LEN	    2048 /* one datagram of a 1500-byte MTU fits */
+#define MAX_BATCH 1024
+/*
+ * One receive buffer: the largest datagram pathlab sends (a jumbo frame's
+ * UDP payload) fits, rounded up. The calls are asked for the whole length
+ * (MSG_TRUNC), so a longer one is seen, and counted as too_long.
+ */
+#define BUF_LEN	    9216
 #define CMSG_LEN_TS CMSG_SPACE(sizeof(struct scm_timestamping))
 
 enum { MODE_RECVMMSG, MODE_RECVFROM };
@@ -33,9 +42,14 @@ struct cfg {
 	int mode, loop;
 	int steer; /* STEER_*: how SO_REUSEPORT picks a queue's socket */
 	bool stamps;
-	bool hw_stamps; /* --hw-stamps: the NIC's clock (hwstamp.c) */
+	bool hw_stamps; /* --hw-stamps: the NIC's clock (hwstamp_socket.c) */
 	int gpu;	/* enum pl_gpu_kind */
 };
+
+struct sock_rx;
+
+/* A receive loop: runs until pl_run_done(). */
+typedef void rx_loop_fn(struct sock_rx *rx);
 
 struct sock_rx {
 	int fd;
@@ -46,8 +60,8 @@ struct sock_rx {
 	struct hwconv hw;     /* --hw-stamps: PHC to CLOCK_MONOTONIC */
 	uint64_t syscalls, empty, wakeups;
 	uint64_t reflected, reflect_errors; /* --reflect */
-	void (*rx_loop)(struct sock_rx *rx);
-	void (*rx_plain)(struct sock_rx *rx); /* after the traced part */
+	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
+	rx_loop_fn *rx_plain; /* after the traced part */
 	struct pl_trace trace;
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
@@ -56,6 +70,7 @@ struct sock_rx {
 	uint8_t (*bufs)[BUF_LEN];
 	uint8_t (*cmsg)[CMSG_LEN_TS];
 	struct sockaddr_storage *peers; /* --reflect: each datagram's sender */
+	struct mmsghdr *out;		/* --reflect: the good ones, to send */
 	struct gpu_socket *gpu;		/* the GPU variant's state, or NULL */
 };
 
@@ -75,21 +90,31 @@ static inline uint64_t rx_stamp_at(struct sock_rx *rx, struct msghdr *mh,
 	return rx->hw.on ? hwconv_stamp(&rx->hw, mh, now) : rx_stamp(rx, mh);
 }
 
-/* Parse and account one datagram handed to us at now. */
+/*
+ * Parse and account one datagram handed to us at now; len is its whole
+ * length (MSG_TRUNC), so one longer than its buffer counts as too_long
+ * instead of being parsed cut short.
+ */
 static inline enum pl_reason rx_one(struct sock_rx *rx, const void *buf,
 				    size_t len, uint64_t now, struct pl_pkt *p)
 {
-	enum pl_reason r = pl_parse_payload(buf, len, p);
-
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
+	return pl_rx_account(&rx->stats,
+			     len > BUF_LEN ? PL_BAD_TOO_LONG
+					   : pl_parse_payload(buf, len, p),
+			     p, now);
 }
 
+/* The loops (rx_socket.c): recvmmsg() a batch, or recvfrom() one. */
+rx_loop_fn socket_rx_loop, recvfrom_loop;
+
+/* --rx-stamps (hwstamp_socket.c): the recvmmsg loop splitting latency. */
+rx_loop_fn stamped_socket_loop;
+
+/* --reflect (reflect_socket.c): send the good datagrams back. */
+rx_loop_fn reflect_socket_loop;
+
 /* The traced loop (trace_socket.c): --trace N datagrams, then rx_plain. */
-void recvmmsg_traced_loop(struct sock_rx *rx);
+rx_loop_fn socket_traced_loop;
 
 /* Record the one-time setup of the socket as trace events. */
 void socket_trace_setup(struct sock_rx *rx, const struct cfg *c);
@@ -104,5 +129,15 @@ void gpu_socket_teardown(struct sock_rx *rx);
 
 /* Add the GPU figures to the run's report. */
 void gpu_socket_report(struct sock_rx *rx, struct pl_report *r);
+
+/* The GPU variant's loops, plain and traced (gpu_socket.c). */
+rx_loop_fn gpu_socket_loop, gpu_socket_traced_loop;
+
+/*
+ * report_socket.c: run the loop (or every queue's) between two snapshots
+ * of the counters, then write the run's report; 0 or -errno.
+ */
+int socket_report(struct sock_rx *rxq, const struct cfg *c,
+		  struct pl_rx_stats *total);
 
 #endif

@@ -68,7 +68,7 @@ static void trace_one(struct sock_rx *rx, uint32_t unit, unsigned i, int n,
 		     r == PL_OK && now > p.tx_ns ? now - p.tx_ns : 0);
 }
 
-void recvmmsg_traced_loop(struct sock_rx *rx)
+void socket_traced_loop(struct sock_rx *rx)
 {
 	struct pl_trace *t = &rx->trace;
 	uint32_t unit = 0;

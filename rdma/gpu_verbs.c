@@ -20,7 +20,7 @@
 #include "clock.h"
 #include "gpu.h"
 #include "opt.h"
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,7 +49,8 @@ struct gpu_verbs {
 static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
 {
 	uint64_t dev = (uintptr_t)gv->dev, bytes = 0;
-	uint32_t slot[VERBS_MAX_BATCH], at, off, len;
+	uint32_t slot[VERBS_MAX_BATCH], len;
+	size_t off;
 	const struct ibv_wc *wc;
 	unsigned k = 0, d = 0;
 	int i, err;
@@ -63,27 +64,10 @@ static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
 			continue;
 		}
 		slot[k++] = (uint32_t)wc->wr_id;
-		if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-			/* The immediate names the slot the bytes are in. */
-			rx->imm_last = ntohl(wc->imm_data);
-			rx->imm_completions++;
-			if (rx->imm_last >= rx->ep.slots) {
-				rx->imm_bad_slot++;
-				continue;
-			}
-			at = rx->imm_last;
-			off = 0;
-			len = wc->byte_len;
-		} else {
-			/* UD: the 40-byte GRH comes first. */
-			at = (uint32_t)wc->wr_id;
-			off = rx->grh;
-			len = wc->byte_len > off ? wc->byte_len - off : 0;
-		}
-		gv->b.desc[d++] = (struct pl_gpu_desc){
-			.addr = dev + (uint64_t)at * VERBS_SLOT + off,
-			.len = len,
-		};
+		if (!verbs_decode_wc(rx, wc, &off, &len))
+			continue;
+		gv->b.desc[d++] =
+			(struct pl_gpu_desc){ .addr = dev + off, .len = len };
 		bytes += len;
 	}
 	if (d) {
@@ -97,13 +81,13 @@ static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
 		pl_gpu_account(&rx->stats, gv->b.res, d, pl_now_ns());
 	}
 	/* The consumer is done with the slots: the NIC may reuse them. */
-	if (rx_verbs_post(rx, slot, (int)k))
+	if (verbs_post(rx, slot, (int)k))
 		rx->post_errors++;
 }
 /* >8 gpu-verbs-burst */
 
 /* Busy-poll the CQ, as the plain poll loop, each burst to the GPU. */
-static void gpu_poll_loop(struct verbs_rx *rx)
+void gpu_verbs_poll_loop(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 	int n;
@@ -142,7 +126,8 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 	uint64_t dev = (uintptr_t)gv->dev, bytes = 0;
 	uint32_t slot[VERBS_MAX_BATCH], of[VERBS_MAX_BATCH],
 		imm[VERBS_MAX_BATCH];
-	uint32_t at, off, len, first = *unit + 1, traced = 0;
+	uint32_t len, first = *unit + 1, traced = 0;
+	size_t off;
 	struct pl_trace *t = &rx->trace;
 	const struct ibv_wc *wc;
 	unsigned k = 0, d = 0, i;
@@ -157,27 +142,12 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 			continue;
 		}
 		slot[k++] = (uint32_t)wc->wr_id;
-		imm[d] = 0;
-		if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-			imm[d] = rx->imm_last = ntohl(wc->imm_data);
-			rx->imm_completions++;
-			if (rx->imm_last >= rx->ep.slots) {
-				rx->imm_bad_slot++;
-				continue;
-			}
-			at = rx->imm_last;
-			off = 0;
-			len = wc->byte_len;
-		} else {
-			at = (uint32_t)wc->wr_id;
-			off = rx->grh;
-			len = wc->byte_len > off ? wc->byte_len - off : 0;
-		}
+		if (!verbs_decode_wc(rx, wc, &off, &len))
+			continue;
+		imm[d] = rx->write_imm ? rx->imm_last : 0;
 		of[d] = i;
-		gv->b.desc[d++] = (struct pl_gpu_desc){
-			.addr = dev + (uint64_t)at * VERBS_SLOT + off,
-			.len = len,
-		};
+		gv->b.desc[d++] =
+			(struct pl_gpu_desc){ .addr = dev + off, .len = len };
 		bytes += len;
 	}
 	if (d) {
@@ -207,7 +177,7 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 			     gv->b.res[i].seq, gv->b.res[i].reason,
 			     gv->b.res[i].flow, 0);
 	}
-	if (rx_verbs_post(rx, slot, (int)k))
+	if (verbs_post(rx, slot, (int)k))
 		rx->post_errors++;
 	for (i = 0; i < traced; i++)
 		pl_trace_rec(t, first + i, PL_AT_USER, PL_EV_RING,
@@ -217,7 +187,7 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 }
 
 /* The traced GPU loop: --trace N messages step by step, then the plain one. */
-static void gpu_traced_loop(struct verbs_rx *rx)
+void gpu_verbs_traced_loop(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 	struct pl_trace *t = &rx->trace;
@@ -245,8 +215,6 @@ void gpu_verbs_trace(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 
-	rx->rx_plain = rx->rx_loop;
-	rx->rx_loop = gpu_traced_loop;
 	pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_DMA,
 		     !strcmp(gv->call, "ibv_reg_dmabuf_mr")
 			     ? "register device memory: ibv_reg_dmabuf_mr"
@@ -390,7 +358,6 @@ int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 	rx->gpu = gv;
 	rx->ep.reg_ring = gpu_reg_ring;
 	rx->ep.reg_arg = gv;
-	rx->rx_loop = gpu_poll_loop;
 	return 0;
 }
 

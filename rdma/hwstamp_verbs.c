@@ -29,7 +29,7 @@
 #include "clock.h"
 #include "hwstamp_verbs.h"
 #include "opt.h"
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -158,8 +158,9 @@ static inline void hw_one(struct verbs_rx *rx, struct ibv_cq_ex *cq,
 			  uint64_t now, uint32_t *slot, int *k)
 {
 	uint32_t len, s = (uint32_t)cq->wr_id;
-	const uint8_t *buf;
 	struct pl_pkt p;
+	size_t off;
+	bool imm;
 
 	rx->completions++;
 	if (cq->status != IBV_WC_SUCCESS) {
@@ -168,22 +169,11 @@ static inline void hw_one(struct verbs_rx *rx, struct ibv_cq_ex *cq,
 		return;
 	}
 	slot[(*k)++] = s;
-	len = ibv_wc_read_byte_len(cq);
-	if (ibv_wc_read_opcode(cq) == IBV_WC_RECV_RDMA_WITH_IMM) {
-		/* The immediate names the slot the WRITE landed in. */
-		rx->imm_last = ntohl(ibv_wc_read_imm_data(cq));
-		rx->imm_completions++;
-		if (rx->imm_last >= rx->ep.slots) {
-			rx->imm_bad_slot++;
-			return;
-		}
-		buf = rx->ep.buf + (size_t)rx->imm_last * VERBS_SLOT;
-	} else {
-		/* rx->grh: UD puts the 40-byte GRH first. */
-		buf = rx->ep.buf + (size_t)s * VERBS_SLOT + rx->grh;
-		len = len > rx->grh ? len - rx->grh : 0;
-	}
-	if (verbs_account(rx, buf, len, now, &p) == PL_OK)
+	imm = ibv_wc_read_opcode(cq) == IBV_WC_RECV_RDMA_WITH_IMM;
+	if (!verbs_decode(rx, imm, cq->wr_id, ibv_wc_read_byte_len(cq),
+			  imm ? ibv_wc_read_imm_data(cq) : 0, &off, &len))
+		return;
+	if (pl_rx_payload(&rx->stats, rx->ep.buf + off, len, now, &p) == PL_OK)
 		split(rx, &p, stamp_ns(&rx->hw, cq), now);
 }
 
@@ -222,7 +212,7 @@ void hwstamp_verbs_loop(struct verbs_rx *rx)
 			hw_one(rx, cq, now, slot, &k);
 			ibv_end_poll(cq);
 		} while (++n < rx->batch && !ibv_start_poll(cq, &attr));
-		if (rx_verbs_post(rx, slot, k))
+		if (verbs_post(rx, slot, k))
 			rx->post_errors++;
 	}
 }

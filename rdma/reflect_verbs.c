@@ -13,7 +13,7 @@
  * says the NIC has read it. Other messages (a plain train, end markers)
  * are received as usual and not sent back.
  */
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 
 #include <arpa/inet.h>
 #include <string.h>

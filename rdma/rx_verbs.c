@@ -17,7 +17,11 @@
  *                 without a receive buffer; the immediate (the slot index)
  *                 consumes one and is all our CPU sees
  *
- * setup() -> rx_loop() -> teardown(), the shape every path copies.
+ * verbs_setup() -> verbs_rx_loop() -> verbs_teardown() -> main(), the
+ * skeleton every path has (rx_socket.c, rx_xsk.c, rx_dpdk.c). The
+ * features live in their own files: verbs_*.c (device, objects,
+ * connection), reflect_verbs.c, hwstamp_verbs.c, trace_verbs.c,
+ * gpu_verbs.c, and the report in report_verbs.c.
  */
 #include "clock.h"
 #include "gpu.h"
@@ -28,7 +32,7 @@
 #include "stats.h"
 #include "sysctr.h"
 #include "verbs.h"
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 #include "wire.h"
 
 #include <arpa/inet.h>
@@ -54,41 +58,14 @@ static inline bool rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
 {
 	struct pl_pkt p;
 
-	return verbs_account(rx, buf, len, now, &p) == PL_OK &&
+	return pl_rx_payload(&rx->stats, buf, len, now, &p) == PL_OK &&
 	       (p.flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
 }
 
-/* 8< verbs-post-recv */
-/* Post receive work requests for n slots in one call, chained. */
-static int post_slots(struct verbs_rx *rx, const uint32_t *slot, int n)
+/* Send queue room: one per buffer with --reflect, else none is used. */
+static unsigned send_depth(const struct verbs_rx *rx)
 {
-	struct ibv_recv_wr *bad;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		rx->sge[i] = (struct ibv_sge){
-			.addr = (uintptr_t)(rx->ep.buf + slot[i] * VERBS_SLOT),
-			.length = VERBS_SLOT,
-			.lkey = rx->ep.mr->lkey,
-		};
-		rx->wr[i] = (struct ibv_recv_wr){
-			.wr_id = slot[i],
-			.next = i + 1 < n ? &rx->wr[i + 1] : NULL,
-			/* WRITE with immediate: the data is placed already,
-			 * the receive only carries the immediate. */
-			.sg_list = rx->write_imm ? NULL : &rx->sge[i],
-			.num_sge = rx->write_imm ? 0 : 1,
-		};
-	}
-	rx->recv_posts++;
-	return n ? -ibv_post_recv(rx->ep.qp, rx->wr, &bad) : 0;
-}
-/* >8 verbs-post-recv */
-
-/* post_slots() for the traced loop in trace_verbs.c. */
-int rx_verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
-{
-	return post_slots(rx, slot, n);
+	return rx->reflect ? rx->depth : 1;
 }
 
 /*
@@ -110,7 +87,7 @@ static int before_accept(void *arg)
 						    : VERBS_MAX_BATCH;
 		for (k = 0; k < n; k++)
 			slot[k] = i + k;
-		err = post_slots(rx, slot, (int)n);
+		err = verbs_post(rx, slot, (int)n);
 	}
 	if (rx->cfg->rx.trace)
 		verbs_trace_posted(rx);
@@ -122,6 +99,148 @@ static int before_accept(void *arg)
 	return err;
 }
 
+/*
+ * Let the sender connect (once we said we are ready): every queue's QP in
+ * turn, each on its own port; the last one takes "before".
+ */
+int verbs_accept_sender(void *arg)
+{
+	struct verbs_rx *rxq = arg;
+	unsigned q;
+	int err = 0;
+
+	for (q = 0; q < rxq->nqueues && !err; q++)
+		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
+				   send_depth(&rxq[q]), rxq[q].depth,
+				   before_accept, &rxq[q]);
+	return err;
+}
+
+/* The loops below, for choose_loop(). */
+static void event_loop(struct verbs_rx *rx);
+
+/*
+ * The loop of each kind of run, chosen once at setup, so that no loop
+ * tests an option per message: plain, and the traced one that steps
+ * through the first --trace N messages and then runs the plain one
+ * (*plain). check_cfg() refuses the kinds that have no traced loop.
+ */
+static rx_loop_fn *choose_loop(const struct rx_cfg *c, rx_loop_fn **plain)
+{
+	enum { POLL, EVENT, HWSTAMP, GPU };
+	static const struct {
+		rx_loop_fn *plain, *traced;
+	} table[] = {
+		[POLL] = { verbs_rx_loop, verbs_traced_loop },
+		[EVENT] = { event_loop, NULL },
+		[HWSTAMP] = { hwstamp_verbs_loop, NULL },
+		[GPU] = { gpu_verbs_poll_loop, gpu_verbs_traced_loop },
+	};
+	int kind = c->hw_stamps		  ? HWSTAMP
+		   : c->gpu		  ? GPU
+		   : c->cq == RX_CQ_EVENT ? EVENT
+					  : POLL;
+
+	*plain = table[kind].plain;
+	return c->rx.trace ? table[kind].traced : table[kind].plain;
+}
+
+/*
+ * One queue's device, CQ, registered ring; the QP too unless rdma_cm
+ * makes it later. Undone by verbs_close().
+ */
+static int verbs_open(struct verbs_rx *rx, const struct rx_cfg *c)
+{
+	unsigned access = IBV_ACCESS_LOCAL_WRITE;
+	int err;
+
+	rx->depth = c->v.depth;
+	rx->batch = c->v.batch;
+	rx->write_imm = c->v.mode == VERBS_RC_WRITE_IMM;
+	rx->grh = c->v.mode == VERBS_UD ? VERBS_GRH : 0;
+	rx->reflect = c->rx.reflect;
+	if (rx->write_imm)
+		access |= IBV_ACCESS_REMOTE_WRITE;
+	err = verbs_ep_open(&rx->ep, &c->v, true, rx->queue);
+	if (!err && c->gpu != PL_GPU_NONE)
+		err = gpu_verbs_setup(rx, c); /* the ring goes to the GPU */
+	if (!err && c->hw_stamps)
+		err = hwstamp_verbs_setup(rx); /* a CQ with stamps */
+	if (err)
+		goto out_close;
+	/*
+	 * A WRITE longer than one packet lands before its last packet finds
+	 * (or misses) a receive buffer; twice the slots keep the sender from
+	 * reaching a slot we have not read yet.
+	 */
+	err = verbs_ep_objects(&rx->ep, &c->v,
+			       rx->write_imm ? 2 * rx->depth : rx->depth,
+			       access);
+	if (err)
+		goto out_close;
+	if (c->v.oob) {
+		err = verbs_qp_create(&rx->ep, &c->v, send_depth(rx),
+				      rx->depth);
+		if (err)
+			goto out_close;
+	}
+	rx->rx_loop = choose_loop(c, &rx->rx_plain);
+	if (c->rx.trace) {
+		verbs_trace_setup(rx);
+		if (rx->gpu)
+			gpu_verbs_trace(rx);
+	}
+	return 0;
+
+out_close:
+	verbs_ep_close(&rx->ep);
+	gpu_verbs_teardown(rx);
+	return err;
+}
+
+/* Undo verbs_open() and the connection. */
+static void verbs_close(struct verbs_rx *rx)
+{
+	pl_trace_close(&rx->trace); /* a run that ended while tracing */
+	if (rx->unacked)
+		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
+	verbs_disconnect(&rx->ep);
+	reflect_teardown(rx); /* its address handles, before the PD */
+	verbs_ep_close(&rx->ep);
+	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
+}
+
+/* Set up every queue's QP, CQ and ring; undone on failure. 0 or -errno. */
+static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
+		       const struct rx_cfg *c)
+{
+	unsigned q, n = verbs_queues(&c->v);
+	int err = 0;
+
+	for (q = 0; q < n; q++) {
+		rxq[q].cfg = c;
+		rxq[q].run = run;
+		rxq[q].queues = rxq;
+		rxq[q].queue = q;
+		rxq[q].nqueues = n;
+		if (q)
+			pl_stats_init(&rxq[q].stats);
+		err = verbs_open(&rxq[q], c);
+		if (err)
+			break;
+	}
+	if (!err)
+		return 0;
+	if (q) /* verbs_open() undid its own part */
+		pl_stats_free(&rxq[q].stats);
+	while (q-- > 0) {
+		verbs_close(&rxq[q]);
+		if (q)
+			pl_stats_free(&rxq[q].stats);
+	}
+	return err;
+}
+
 /* 8< verbs-rx-burst */
 /* Account a burst of completions, then give their buffers back. */
 static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
@@ -129,7 +248,8 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 	uint64_t now = pl_now_ns();
 	uint32_t slot[VERBS_MAX_BATCH];
 	unsigned sends = 0;
-	uint8_t *buf;
+	uint32_t len;
+	size_t off;
 	int i, k = 0;
 
 	for (i = 0; i < n; i++) {
@@ -146,41 +266,26 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 			continue;
 		}
 		slot[k] = (uint32_t)wc[i].wr_id;
-		if (wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-			/* The sender wrote into our ring; the immediate
-			 * says where. Check it: it comes from the wire. */
-			rx->imm_last = ntohl(wc[i].imm_data);
-			rx->imm_completions++;
-			if (rx->imm_last >= rx->ep.slots) {
-				rx->imm_bad_slot++;
-				k++;
-				continue;
-			}
-			rx_one(rx, rx->ep.buf + rx->imm_last * VERBS_SLOT,
-			       wc[i].byte_len, now);
-		} else {
-			/* rx->grh: UD puts the 40-byte GRH first. */
-			buf = rx->ep.buf + slot[k] * VERBS_SLOT;
-			if (rx_one(rx, buf + rx->grh, wc[i].byte_len - rx->grh,
-				   now) &&
-			    rx->reflect &&
-			    reflect_queue(rx, &wc[i], buf, sends)) {
-				sends++; /* its buffer comes back once sent */
-				continue;
-			}
+		if (verbs_decode_wc(rx, &wc[i], &off, &len) &&
+		    rx_one(rx, rx->ep.buf + off, len, now) && rx->reflect &&
+		    !rx->write_imm &&
+		    reflect_queue(rx, &wc[i], rx->ep.buf + off - rx->grh,
+				  sends)) {
+			sends++; /* its buffer comes back once sent */
+			continue;
 		}
 		k++;
 	}
 	if (sends)
 		reflect_post(rx, sends, slot, &k);
-	if (post_slots(rx, slot, k))
+	if (verbs_post(rx, slot, k))
 		rx->post_errors++;
 }
 /* >8 verbs-rx-burst */
 
 /* 8< verbs-poll-loop */
 /* Busy-poll the CQ from user space: no system call, no sleep. */
-static void poll_loop(struct verbs_rx *rx)
+void verbs_rx_loop(struct verbs_rx *rx)
 {
 	int n;
 
@@ -239,243 +344,13 @@ static void event_loop(struct verbs_rx *rx)
 }
 /* >8 verbs-event-loop */
 
-/* Send queue room: one per buffer with --reflect, else none is used. */
-static unsigned send_depth(const struct verbs_rx *rx)
-{
-	return rx->reflect ? rx->depth : 1;
-}
-
-/* Device, CQ, registered ring; the QP too unless rdma_cm makes it later. */
-static int verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
-{
-	unsigned access = IBV_ACCESS_LOCAL_WRITE;
-	int err;
-
-	rx->depth = c->v.depth;
-	rx->batch = c->v.batch;
-	rx->write_imm = c->v.mode == VERBS_RC_WRITE_IMM;
-	rx->grh = c->v.mode == VERBS_UD ? VERBS_GRH : 0;
-	rx->reflect = c->rx.reflect;
-	if (rx->write_imm)
-		access |= IBV_ACCESS_REMOTE_WRITE;
-	err = verbs_ep_open(&rx->ep, &c->v, true, rx->queue);
-	if (!err && c->gpu != PL_GPU_NONE)
-		err = gpu_verbs_setup(rx, c); /* the ring goes to the GPU */
-	if (!err && c->hw_stamps)
-		err = hwstamp_verbs_setup(rx); /* a CQ with stamps */
-	if (err)
-		goto out_close;
-	/*
-	 * A WRITE longer than one packet lands before its last packet finds
-	 * (or misses) a receive buffer; twice the slots keep the sender from
-	 * reaching a slot we have not read yet.
-	 */
-	err = verbs_ep_objects(&rx->ep, &c->v,
-			       rx->write_imm ? 2 * rx->depth : rx->depth,
-			       access);
-	if (err)
-		goto out_close;
-	if (c->v.oob) {
-		err = verbs_qp_create(&rx->ep, &c->v, send_depth(rx),
-				      rx->depth);
-		if (err)
-			goto out_close;
-	}
-	if (c->hw_stamps) /* its own loop, over the extended CQ */
-		rx->rx_loop = hwstamp_verbs_loop;
-	else if (!rx->gpu) /* else chosen by gpu_verbs_setup() */
-		rx->rx_loop = c->cq == RX_CQ_EVENT ? event_loop : poll_loop;
-	if (c->rx.trace) {
-		/* Chosen once, here: the plain loop carries no trace code. */
-		verbs_trace_setup(rx);
-		if (rx->gpu) {
-			gpu_verbs_trace(rx);
-		} else {
-			rx->rx_plain = rx->rx_loop;
-			rx->rx_loop = verbs_traced_loop;
-		}
-	}
-	return 0;
-
-out_close:
-	verbs_ep_close(&rx->ep);
-	gpu_verbs_teardown(rx);
-	return err;
-}
-
-/* Undo verbs_setup() and the connection. */
-static void verbs_teardown(struct verbs_rx *rx)
-{
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	if (rx->unacked)
-		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
-	verbs_disconnect(&rx->ep);
-	reflect_teardown(rx); /* its address handles, before the PD */
-	verbs_ep_close(&rx->ep);
-	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
-}
-
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
-static void verbs_loop(void *arg)
-{
-	struct verbs_rx *rx = arg;
-
-	rx->rx_loop(rx);
-}
-
-/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
-static void verbs_queue_loop(void *arg, unsigned q)
-{
-	struct verbs_rx *rxq = arg;
-
-	rxq[q].rx_loop(&rxq[q]);
-}
-
-/*
- * Let the sender connect (once we said we are ready): every queue's QP in
- * turn, each on its own port; the last one takes "before".
- */
-static int accept_sender(void *arg)
-{
-	struct verbs_rx *rxq = arg;
-	unsigned q;
-	int err = 0;
-
-	for (q = 0; q < rxq->nqueues && !err; q++)
-		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
-				   send_depth(&rxq[q]), rxq[q].depth,
-				   before_accept, &rxq[q]);
-	return err;
-}
-
-/* rxe's counters, read the moment the loop ends. */
-static void hwctr_after_loop(void *arg)
-{
-	struct verbs_rx *rx = arg;
-
-	verbs_hwctr_read(&rx->ep.where, &rx->hw_after);
-}
-
-/*
- * A run on many queues: the merged stats for the report's totals, and one
- * report entry per queue (its QP's index).
- */
-static void queues_report(struct verbs_rx *rxq, const struct rx_cfg *c,
-			  const struct pl_rx_window *w,
-			  struct pl_rx_stats *total, struct pl_report_queue *rq,
-			  struct pl_report *r)
-{
-	unsigned q, n = rxq->nqueues;
-
-	pl_rx_merge_queues(&c->rx, w, total);
-	r->stats = total;
-	r->queues = rq;
-	r->nqueues = n;
-	for (q = 0; q < n; q++)
-		rq[q] = (struct pl_report_queue){
-			.id = q,
-			.cpu = pl_rx_queue_cpu(&c->rx, q),
-			.stats = &rxq[q].stats,
-			.syscalls = rx_verbs_syscalls(&rxq[q]),
-			.wakeups = rxq[q].events,
-		};
-}
-
-/* Let the sender connect, run the loop between two snapshots, report. */
-static int receive_and_report(struct verbs_rx *rx, const struct rx_cfg *c,
-			      struct pl_rx_stats *total)
-{
-	struct pl_report_queue rq[PL_MAX_QUEUES];
-	struct pl_report r = {
-		.tool = "pathlab-rx-verbs",
-		.path = "verbs",
-		.mode = verbs_modes[c->v.mode],
-		.gpu = "none",
-		.workload = pl_workloads[c->rx.workload],
-		.env = c->rx.env ? c->rx.env : rx_env_label(&rx->ep.where),
-		.ifname = c->rx.iface ? c->rx.iface : rx->ep.where.ifname,
-		.latency_kind = "one-way",
-		.rx_stamp_source = c->hw_stamps ? "hardware" : "none",
-		.copies_per_packet = 0,
-		.copies_source = "by_design",
-		.copies_note =
-			"the NIC writes into the registered buffer "
-			"(here rxe, in the guest kernel, does that write)",
-		.loss_points = PL_LOSS_LINK,
-		.stats = &rx->stats,
-		.before = &rx->before,
-		.after = &rx->after,
-		.extra_json = rx_verbs_json,
-		.extra_arg = rx,
-	};
-	struct pl_rx_window w = { .loop = verbs_loop,
-				  .queue_loop = verbs_queue_loop,
-				  .open = accept_sender,
-				  .after_loop = hwctr_after_loop,
-				  .arg = rx,
-				  .ifname = r.ifname,
-				  .before = &rx->before,
-				  .after = &rx->after };
-	unsigned q;
-	int err;
-
-	rx->ifname = r.ifname;
-	for (q = 0; q < rx->nqueues; q++)
-		w.queue_stats[q] = &rx[q].stats;
-	/* Time the turns of the loops that spin on ibv_poll_cq() */
-	rx->run->polls = c->cq != RX_CQ_EVENT || rx->gpu;
-	err = pl_rx_measure(&c->rx, rx->run, &w);
-	if (err)
-		return err;
-	rx_verbs_account(rx, &r);
-	if (rx->nqueues > 1)
-		queues_report(rx, c, &w, total, rq, &r);
-	if (rx->gpu)
-		gpu_verbs_report(rx, &r);
-	err = pl_report_emit(&r, c->rx.json, c->rx.quiet);
-	if (!c->rx.quiet)
-		rx_verbs_table(stderr, rx, c);
-	return err;
-}
-
-/* Set up every queue's QP, CQ and ring; undone on failure. */
-static int queues_setup(struct verbs_rx *rxq, struct pl_run *run,
-			const struct rx_cfg *c)
-{
-	unsigned q, n = verbs_queues(&c->v);
-	int err = 0;
-
-	for (q = 0; q < n; q++) {
-		rxq[q].cfg = c;
-		rxq[q].run = run;
-		rxq[q].queues = rxq;
-		rxq[q].queue = q;
-		rxq[q].nqueues = n;
-		if (q)
-			pl_stats_init(&rxq[q].stats);
-		err = verbs_setup(&rxq[q], c);
-		if (err)
-			break;
-	}
-	if (!err)
-		return 0;
-	if (q) /* verbs_setup() undid its own part */
-		pl_stats_free(&rxq[q].stats);
-	while (q-- > 0) {
-		verbs_teardown(&rxq[q]);
-		if (q)
-			pl_stats_free(&rxq[q].stats);
-	}
-	return err;
-}
-
-/* Undo queues_setup(). */
-static void queues_teardown(struct verbs_rx *rxq)
+/* Undo verbs_setup(), the last queue first. */
+static void verbs_teardown(struct verbs_rx *rxq)
 {
 	unsigned q;
 
 	for (q = rxq->nqueues; q-- > 0;) {
-		verbs_teardown(&rxq[q]);
+		verbs_close(&rxq[q]);
 		if (q)
 			pl_stats_free(&rxq[q].stats);
 	}
@@ -581,15 +456,15 @@ int main(int argc, char **argv)
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = queues_setup(rxq, &run, &c);
+	err = verbs_setup(rxq, &run, &c);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-verbs: setup: %s\n",
 			strerror(-err));
 		return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
 	}
 	pl_stats_init(&total);
-	err = receive_and_report(rx, &c, &total);
-	queues_teardown(rxq);
+	err = verbs_report(rx, &c, &total);
+	verbs_teardown(rxq);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);
 }

@@ -10,7 +10,7 @@
  * QP states print as numbers: 1 INIT, 2 RTR, 3 RTS (enum ibv_qp_state).
  */
 #include "clock.h"
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -83,6 +83,7 @@ static void traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 	enum pl_reason r;
 	struct pl_pkt p;
 	uint32_t len, imm;
+	size_t off;
 	int i, k = 0, tk = 0;
 
 	rx->completions += (unsigned)n;
@@ -93,25 +94,13 @@ static void traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 			rx->last_wc_status = wc->status;
 			continue;
 		}
-		slot[k] = (uint32_t)wc->wr_id;
-		imm = 0;
-		if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-			imm = rx->imm_last = ntohl(wc->imm_data);
-			rx->imm_completions++;
-			if (imm >= rx->ep.slots) {
-				rx->imm_bad_slot++;
-				k++;
-				continue;
-			}
-			buf = rx->ep.buf + imm * VERBS_SLOT;
-			len = wc->byte_len;
-		} else {
-			buf = rx->ep.buf + slot[k] * VERBS_SLOT + rx->grh;
-			len = wc->byte_len - rx->grh;
-		}
+		slot[k++] = (uint32_t)wc->wr_id;
+		if (!verbs_decode_wc(rx, wc, &off, &len))
+			continue;
+		imm = rx->write_imm ? rx->imm_last : 0;
+		buf = rx->ep.buf + off;
 		memset(&p, 0, sizeof(p));
-		r = verbs_account(rx, buf, len, now, &p);
-		k++;
+		r = pl_rx_payload(&rx->stats, buf, len, now, &p);
 		if (*unit >= t->units)
 			continue;
 		tslot[tk] = slot[k - 1];
@@ -129,7 +118,7 @@ static void traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 			     "reason seq flow one_way_ns", r, p.seq, p.flow,
 			     r == PL_OK && now > p.tx_ns ? now - p.tx_ns : 0);
 	}
-	if (rx_verbs_post(rx, slot, k))
+	if (verbs_post(rx, slot, k))
 		rx->post_errors++;
 	for (i = 0; i < tk; i++)
 		pl_trace_rec(t, tunit[i], PL_AT_USER, PL_EV_RING,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Exercise 8: posting receives and polling the completion queue. The
- * receiver's state is a trimmed copy of struct verbs_rx (rdma/verbs_rx.h)
+ * receiver's state is a trimmed copy of struct verbs_rx (rdma/rx_verbs.h)
  * for a UD queue pair.
  */
 #ifndef PATHLAB_EX_VERBS_CQ_H

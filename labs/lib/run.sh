@@ -10,6 +10,7 @@
 PL_RATE_LATENCY=10000
 PL_RATE_VISIBILITY=20000
 # Soft-RoCE under TCG: 10 kpps saturates the guest's sending vCPU.
+# shellcheck disable=SC2034 # read by the files that source this one
 PL_RATE_LATENCY_VM=2000
 # Seconds to wait: for --ready, for the receiver after the generator ended.
 PL_READY_S=10

@@ -98,6 +98,7 @@ check "poll loop: all received, poll() counted" \
 
 # 4. ARP and other ports reach the kernel while the program is attached.
 # The tx side's static neighbour entry goes, so the sender must ARP.
+pid=
 ns_spawn pid rx "$RX_XSK" $RX --duration 4 --ready "$TMP/other.ready" \
 	--json "$TMP/other.json" --quiet 2>"$TMP/other.err"
 NETNS_PIDS="${NETNS_PIDS:-} $pid"
@@ -166,10 +167,10 @@ tr=$TMP/trace.txt
 f=$TMP/trace.json
 steps=$(grep '^\[pkt' "$tr" | sed -E 's/^\[pkt +[0-9]+\] +[-0-9.]+ +[a-z]+ +[a-z]+ +//; s/  .*//; s/ [a-z_]+=.*//' |
 	sort | uniq -c | awk '{ n = $1; $1 = ""; printf "%s:%s ", substr($0, 2), n }')
-for s in 'XDP: redirect to socket' 'copy frame into UMEM' 'peek RX ring: descriptor' \
+for step in 'XDP: redirect to socket' 'copy frame into UMEM' 'peek RX ring: descriptor' \
 	'parse in place' 'fill ring: frame back' 'RX ring: release'; do
-	n=$(grep -c "^\[pkt.*$s" "$tr")
-	[ "$n" -eq 20 ] || bad "trace: '$s' $n times, not 20 ($steps)"
+	count=$(grep -c "^\[pkt.*$step" "$tr")
+	[ "$count" -eq 20 ] || bad "trace: '$step' $count times, not 20 ($steps)"
 done
 [ "$(grep '^\[pkt' "$tr" | grep -vc 'wakeup:')" -eq 120 ] &&
 	ok "trace: 20 frames, six steps each ($steps)" ||
@@ -308,7 +309,8 @@ if ip -d link show | grep -q 'name pathlab_xdp'; then
 else
 	ok "teardown: no pathlab XDP program in the root namespace"
 fi
-if ls -A /sys/fs/bpf 2>/dev/null | grep -qi -e pathlab -e xsks; then
+if find /sys/fs/bpf -maxdepth 1 \( -iname '*pathlab*' -o -iname '*xsks*' \) \
+	2>/dev/null | grep -q .; then
 	bad "teardown: something of ours is pinned under /sys/fs/bpf"
 else
 	ok "teardown: nothing of ours pinned under /sys/fs/bpf"

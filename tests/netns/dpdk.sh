@@ -145,12 +145,12 @@ for kind in af_packet af_xdp; do
 	fi
 	check "$kind malformed: every other reason counted exactly by our parser" \
 		". as \$f | [.gen.bad_sent_by_reason | to_entries[] | select(.value > 0)
-		 | .key | select(IN($hidden[]) | not)] as \$k | (\$k | length) >= 10 and
+		 | .key | select(IN(${hidden}[]) | not)] as \$k | (\$k | length) >= 10 and
 		 all(\$k[]; \$f.bad_by_reason[.] == \$f.gen.bad_sent_by_reason[.])" \
 		"$f" '{sent: .gen.bad_sent_by_reason, ours: .bad_by_reason}'
 	check "$kind malformed: nothing counted bad that was not sent bad" \
 		".bad == ([.gen.bad_sent_by_reason | to_entries[]
-		 | select(.key | IN($hidden[]) | not) | .value] | add)" "$f"
+		 | select(.key | IN(${hidden}[]) | not) | .value] | add)" "$f"
 done
 
 # 4b. --trace: the first 20 frames step by step, on both virtual devices.

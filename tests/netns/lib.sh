@@ -13,6 +13,7 @@ PATHLAB_LIB=$REPO/labs/lib
 . "$PATHLAB_LIB/topo.sh"
 
 GEN=$BUILD/common/pathlab-gen
+# shellcheck disable=SC2034 # used by the tests that source this file
 RX_SOCKET=$BUILD/kernel-stack/pathlab-rx-socket
 PASS=0
 FAIL=0

@@ -88,7 +88,7 @@ static void test_agreement(void)
 		agree_payload(f + len - (n < 18 ? 18 : n), n < 18 ? 18 : n);
 		agree_payload(f, n < 18 ? n : 17); /* too short */
 	}
-	for (why = PL_BAD_ETH_TRUNC; why < PL_REASON_MAX; why++) {
+	for (why = PL_BAD_ETH_TRUNC; why < PL_REASON_FRAME_MAX; why++) {
 		len = pl_build_bad_frame(f, sizeof(f), &spec, why, why, 5);
 		CHECK(len > 0);
 		agree_frame(f, len, PL_UDP_PORT);

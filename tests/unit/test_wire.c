@@ -289,7 +289,7 @@ static void test_bad_frames(void)
 		l3 = v ? 18 : 14;
 		for (r = 0; r < PL_REASON_MAX; r++) {
 			len = pl_build_bad_frame(f, sizeof(f), &s, r, 5, 6);
-			if (!pl_reason_is_bad(r)) {
+			if (!pl_reason_is_bad(r) || r >= PL_REASON_FRAME_MAX) {
 				CHECK_EQ_U(len, 0);
 				continue;
 			}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Exercise 4: recvmmsg() batching on the kernel path. Reference solution:
- * init_msgs() and recvmmsg_loop() of kernel-stack/rx_socket.c.
+ * init_msgs() and socket_rx_loop() of kernel-stack/rx_socket.c.
  */
 #include "recvmmsg_ex.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Exercise 8: posting receives and polling the completion queue.
- * Reference solution: post_slots(), rx_burst() and poll_loop() of
- * rdma/rx_verbs.c, for a UD queue pair.
+ * Reference solution: verbs_post() of rdma/rx_verbs.h, rx_burst() and
+ * verbs_rx_loop() of rdma/rx_verbs.c, for a UD queue pair.
  */
 #include "verbs_cq_ex.h"
 #include "clock.h"

@@ -166,6 +166,7 @@ cpu_clock_pmu() {
 		/sys/devices/system/clocksource/clocksource0/current_clocksource
 	for d in cpu cpu_core cpu_atom armv8_pmuv3 armv8_pmuv3_0; do
 		if has "/sys/bus/event_source/devices/$d"; then
+			# shellcheck disable=SC2034 # read by the files that source this one
 			HAS_PMU=true
 			fact machine/cpu/pmu b true "/sys/bus/event_source/devices/$d"
 			return

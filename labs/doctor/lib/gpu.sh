@@ -22,9 +22,11 @@ gpu_devices() {
 		GPUS+=("$a")
 		base=topology/gpus/$a
 		drv=$(lnk_base "/sys/bus/pci/devices/$a/driver") || drv=none
+		# shellcheck disable=SC2034 # read by the files that source this one
 		GPU_DRV[$a]=$drv
 		fact "$base/driver" s "$drv" "/sys/bus/pci/devices/$a/driver"
 		pci_facts "$a" "$base"
+		# shellcheck disable=SC2034 # read by the files that source this one
 		GPU_NUMA[$a]=$PCI_NUMA GPU_ROOT[$a]=$PCI_ROOT GPU_CHAIN[$a]=$PCI_CHAIN
 	done
 	return 0

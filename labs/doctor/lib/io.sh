@@ -76,12 +76,14 @@ run_cmd() {
 	shift
 	CMD_OUT='' CMD_SRC="$*"
 	if [ -n "$SYSROOT" ]; then
+		# shellcheck disable=SC2034 # read by the files that source this one
 		CMD_SRC="$* (recorded: cmd/$key.txt)"
 		[ -r "$SYSROOT/cmd/$key.txt" ] || return 127
 		CMD_OUT=$(cat "$SYSROOT/cmd/$key.txt")
 		return 0
 	fi
 	command -v "$1" >/dev/null 2>&1 || return 127
+	# shellcheck disable=SC2034 # read by the files that source this one
 	CMD_OUT=$(LC_ALL=C timeout 15 "$@" 2>/dev/null </dev/null) || rc=$?
 	return $rc
 }

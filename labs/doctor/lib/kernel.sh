@@ -118,6 +118,7 @@ collect_iommu() {
 	done
 	pt=$(cmdline_get iommu) || pt=
 	if [ -n "$units" ] || [ "$groups" -gt 0 ]; then
+		# shellcheck disable=SC2034 # read by the files that source this one
 		IOMMU_ON=1
 		case $t in
 		identity) IOMMU_MODE="passthrough (identity)" ;;

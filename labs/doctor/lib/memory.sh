@@ -33,6 +33,7 @@ memory_hugepages() {
 	kb=$(rdall /proc/meminfo | awk '$1 == "Hugepagesize:" { print $2 $3 }')
 	fact machine/memory/default_hugepage_size s "$kb" "/proc/meminfo (Hugepagesize)"
 	d=$(rdall /proc/mounts | awk '$3 == "hugetlbfs" { printf "%s%s (%s)", s, $2, $4; s = ";" }')
+	# shellcheck disable=SC2034 # read by the files that source this one
 	[ -n "$d" ] && HP_MOUNTED=true
 	fact machine/memory/hugetlbfs_mounts a "$d" "/proc/mounts (type hugetlbfs)"
 }

@@ -20,6 +20,7 @@ net_load_drivers() {
 	local d x z p n
 	while read -r d x z p n; do
 		case $d in '' | '#'*) continue ;; esac
+		# shellcheck disable=SC2034 # read by the files that source this one
 		DRV_XDP[$d]=$x DRV_ZC[$d]=$z DRV_DPDK[$d]=$p DRV_NOTE[$d]=$n
 	done <"$DOCTOR_DIR/drivers.txt"
 }
@@ -58,8 +59,8 @@ root_of_target() {
 # destination and mask (prefix) are zero and the route is up (flag 0x1),
 # and for IPv6 not a reject route (flag 0x200).
 net_default_route_ifs() {
-	local ifc dst gw flags mask rest plen
-	while read -r ifc dst gw flags _ _ _ mask rest; do
+	local ifc dst flags mask rest plen
+	while read -r ifc dst _ flags _ _ _ mask rest; do
 		if [ "$dst" = 00000000 ] && [ "$mask" = 00000000 ] &&
 			(((0x$flags & 1) == 1)); then
 			echo "$ifc"
@@ -127,6 +128,7 @@ net_hw_timestamps() {
 		HWTS_SRC=$CMD_SRC
 		grep -q 'hardware-receive' <<<"$CMD_OUT" && HWTS=true
 	fi
+	# shellcheck disable=SC2034 # read by the files that source this one
 	IF_HWTS[$i]=$HWTS
 }
 
@@ -147,6 +149,7 @@ net_interface() {
 		has "/sys/class/net/$i/phy80211" && kind=wifi
 		pci=$(pci_of_target "$t") || pci=
 	fi
+	# shellcheck disable=SC2034 # read by the files that source this one
 	IF_KIND[$i]=$kind IF_DRV[$i]=$drv IF_DSRC[$i]=$dsrc
 	fact "$base/kind" s "$kind" "/sys/class/net/$i -> ${t:-?}"
 	fact "$base/driver" s "$drv" "$dsrc"
@@ -161,6 +164,7 @@ net_interface() {
 		"/sys/class/net/$i/queues/rx-*"
 	x=$(drv_since "${DRV_XDP[$drv]:-generic}" generic)
 	z=$(drv_since "${DRV_ZC[$drv]:-no}" no)
+	# shellcheck disable=SC2034 # read by the files that source this one
 	IF_XDP[$i]=$x IF_ZC[$i]=$z
 	fact "$base/xdp" s "$x" "labs/doctor/drivers.txt ($drv); generic XDP works on any interface"
 	fact "$base/afxdp_zero_copy" b "$([ "$z" = yes ] && echo true || echo false)" \
@@ -214,14 +218,17 @@ net_pci_nics() {
 		drv=$(lnk_base "/sys/bus/pci/devices/$a/driver") || drv=none
 		nd=$(pci_netdevs "$a" | paste -sd' ' -)
 		rdma=$(ls_names "/sys/bus/pci/devices/$a/infiniband/*" | paste -sd' ' -)
+		# shellcheck disable=SC2034 # read by the files that source this one
 		NIC_DRV[$a]=$drv NIC_NETDEVS[$a]=$nd NIC_RDMA[$a]=$rdma
 		fact "$base/driver" s "$drv" "/sys/bus/pci/devices/$a/driver"
 		fact "$base/netdevs" a "${nd// /;}" "/sys/bus/pci/devices/$a/net"
 		[ -n "$rdma" ] && fact "$base/rdma" a "${rdma// /;}" \
 			"/sys/bus/pci/devices/$a/infiniband"
 		pci_facts "$a" "$base"
+		# shellcheck disable=SC2034 # read by the files that source this one
 		NIC_NUMA[$a]=$PCI_NUMA NIC_ROOT[$a]=$PCI_ROOT NIC_CHAIN[$a]=$PCI_CHAIN
 		for nd in $nd; do
+			# shellcheck disable=SC2034 # read by the files that source this one
 			[ -n "${IF_MGMT[$nd]:-}" ] && NIC_MGMT[$a]=1
 		done
 	done

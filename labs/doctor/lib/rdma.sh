@@ -66,6 +66,7 @@ rdma_device() {
 		soft=true
 		case $d in rxe*) drv=rdma_rxe ;; siw*) drv=siw ;; *) drv=software ;; esac
 	fi
+	# shellcheck disable=SC2034 # read by the files that source this one
 	RDMA_SOFT[$d]=$soft
 	fact "$base/provider" s "$drv" "/sys/class/infiniband/$d/device/driver"
 	fact "$base/software" b "$soft" "/sys/class/infiniband/$d -> $t"
@@ -84,6 +85,7 @@ rdma_device() {
 		[ -n "$nd" ] && fact "$base/ports/$p/netdev" s "$nd" \
 			"/sys/class/infiniband/$d/device/net"
 		if [[ $st == *ACTIVE* ]]; then
+			# shellcheck disable=SC2034 # read by the files that source this one
 			RDMA_ACTIVE[$d]=1
 			[ "$soft" = false ] && RDMA_HW_ACTIVE=$((RDMA_HW_ACTIVE + 1))
 		fi

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The verbs receiver's own figures: what the loop counted, what rxe's
- * counters saw, where the losses went; the "verbs" object of the run JSON
- * and one more line under the common table.
+ * The verbs receiver's measured window and report: the sender connects,
+ * the loop (or one per queue) runs between two snapshots of the counters;
+ * then its own figures: what the loop counted, what rxe's counters saw,
+ * where the losses went; the "verbs" object of the run JSON and one more
+ * line under the common table.
  */
 #include "clock.h"
-#include "verbs_rx.h"
+#include "rx_verbs.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -345,4 +347,103 @@ void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c)
 	fprintf(f, "%s\n", same_device(rx) ? "  (rxe loopback)" : "");
 	if (c->hw_stamps)
 		hwstamp_verbs_table(f, rx);
+}
+
+/* The loop chosen at setup, as pl_rx_measure() runs it. */
+static void verbs_loop(void *arg)
+{
+	struct verbs_rx *rx = arg;
+
+	rx->rx_loop(rx);
+}
+
+/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
+static void verbs_queue_loop(void *arg, unsigned q)
+{
+	struct verbs_rx *rxq = arg;
+
+	rxq[q].rx_loop(&rxq[q]);
+}
+
+/* rxe's counters, read the moment the loop ends. */
+static void hwctr_after_loop(void *arg)
+{
+	struct verbs_rx *rx = arg;
+
+	verbs_hwctr_read(&rx->ep.where, &rx->hw_after);
+}
+
+/*
+ * A run on many queues: the merged stats for the report's totals, and one
+ * report entry per queue (its QP's index).
+ */
+static void queues_report(struct verbs_rx *rxq, const struct rx_cfg *c,
+			  const struct pl_rx_window *w,
+			  struct pl_rx_stats *total, struct pl_report_queue *rq,
+			  struct pl_report *r)
+{
+	unsigned q, n = rxq->nqueues;
+
+	pl_rx_report_queues(&c->rx, w, total, rq, r);
+	for (q = 0; q < n; q++) {
+		rq[q].syscalls = rx_verbs_syscalls(&rxq[q]);
+		rq[q].wakeups = rxq[q].events;
+	}
+}
+
+/* Let the sender connect, run the loop between two snapshots, report. */
+int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
+		 struct pl_rx_stats *total)
+{
+	struct pl_report_queue rq[PL_MAX_QUEUES];
+	struct pl_report r = {
+		.tool = "pathlab-rx-verbs",
+		.path = "verbs",
+		.mode = verbs_modes[c->v.mode],
+		.gpu = "none",
+		.workload = pl_workloads[c->rx.workload],
+		.env = c->rx.env ? c->rx.env : rx_env_label(&rx->ep.where),
+		.ifname = c->rx.iface ? c->rx.iface : rx->ep.where.ifname,
+		.latency_kind = "one-way",
+		.rx_stamp_source = c->hw_stamps ? "hardware" : "none",
+		.copies_per_packet = 0,
+		.copies_source = "by_design",
+		.copies_note =
+			"the NIC writes into the registered buffer "
+			"(here rxe, in the guest kernel, does that write)",
+		.loss_points = PL_LOSS_LINK,
+		.stats = &rx->stats,
+		.before = &rx->before,
+		.after = &rx->after,
+		.extra_json = rx_verbs_json,
+		.extra_arg = rx,
+	};
+	struct pl_rx_window w = { .loop = verbs_loop,
+				  .queue_loop = verbs_queue_loop,
+				  .open = verbs_accept_sender,
+				  .after_loop = hwctr_after_loop,
+				  .arg = rx,
+				  .ifname = r.ifname,
+				  .before = &rx->before,
+				  .after = &rx->after };
+	unsigned q;
+	int err;
+
+	rx->ifname = r.ifname;
+	for (q = 0; q < rx->nqueues; q++)
+		w.queue_stats[q] = &rx[q].stats;
+	/* Time the turns of the loops that spin on ibv_poll_cq() */
+	rx->run->polls = c->cq != RX_CQ_EVENT || rx->gpu;
+	err = pl_rx_measure(&c->rx, rx->run, &w);
+	if (err)
+		return err;
+	rx_verbs_account(rx, &r);
+	if (rx->nqueues > 1)
+		queues_report(rx, c, &w, total, rq, &r);
+	if (rx->gpu)
+		gpu_verbs_report(rx, &r);
+	err = pl_report_emit(&r, c->rx.json, c->rx.quiet);
+	if (!c->rx.quiet)
+		rx_verbs_table(stderr, rx, c);
+	return err;
 }

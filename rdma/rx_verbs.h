@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The receiver's state, shared by rx_verbs.c and its report. */
-#ifndef PATHLAB_VERBS_RX_H
-#define PATHLAB_VERBS_RX_H
+/*
+ * The verbs receiver's state and the helpers every loop uses (the
+ * completion decode, the repost), shared by rx_verbs.c (the skeleton:
+ * setup, loop, teardown, main) and its feature files: report_verbs.c,
+ * reflect_verbs.c, hwstamp_verbs.c, trace_verbs.c, gpu_verbs.c.
+ */
+#ifndef PATHLAB_RX_VERBS_H
+#define PATHLAB_RX_VERBS_H
 
 #include "report.h"
 #include "run.h"
@@ -11,6 +16,9 @@
 #include "verbs.h"
 #include "wire.h"
 
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 enum { RX_CQ_POLL, RX_CQ_EVENT };
@@ -25,6 +33,10 @@ struct rx_cfg {
 };
 
 struct gpu_verbs;
+struct verbs_rx;
+
+/* A receive loop: runs until pl_run_done(). */
+typedef void rx_loop_fn(struct verbs_rx *rx);
 
 /*
  * --hw-stamps (hwstamp_verbs.c): the receive CQ's completion stamps,
@@ -92,8 +104,8 @@ struct verbs_rx {
 	uint64_t leftover, ud_dropped;
 	struct pl_sysctr before, after;
 	struct verbs_hwctr hw_before, hw_after;
-	void (*rx_loop)(struct verbs_rx *rx);
-	void (*rx_plain)(struct verbs_rx *rx); /* after the traced part */
+	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
+	rx_loop_fn *rx_plain; /* after the traced part */
 	struct pl_trace trace;
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
@@ -104,25 +116,94 @@ struct verbs_rx {
 	struct ibv_sge ssge[VERBS_MAX_BATCH];
 };
 
-/* Parse and account one message of len bytes at buf, handed to us at now. */
-static inline enum pl_reason verbs_account(struct verbs_rx *rx,
-					   const uint8_t *buf, size_t len,
-					   uint64_t now, struct pl_pkt *p)
+/* 8< verbs-decode */
+/*
+ * Where the message of one successful receive completion lies: *len bytes
+ * from byte *off of the ring. SEND: in the slot it was posted for (wr_id),
+ * UD's 40-byte GRH first. WRITE with immediate (write_imm): where the peer
+ * wrote it, the slot its immediate names (imm_be, network order). All of
+ * it comes from the peer, so it is checked before a byte is read: an
+ * immediate past the ring counts in imm_bad_slot; a length past the slot
+ * counts as a bad message (too_long), one that does not even cover the
+ * GRH as a cut-off header (ip_trunc). True when the message may be read;
+ * the posted slot goes back to the ring either way.
+ */
+static inline bool verbs_decode(struct verbs_rx *rx, bool write_imm,
+				uint64_t wr_id, uint32_t byte_len,
+				uint32_t imm_be, size_t *off, uint32_t *len)
 {
-	enum pl_reason r = pl_parse_payload(buf, len, p);
+	uint32_t slot = (uint32_t)wr_id;
 
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
+	if (write_imm) {
+		rx->imm_last = ntohl(imm_be);
+		rx->imm_completions++;
+		if (rx->imm_last >= rx->ep.slots) {
+			rx->imm_bad_slot++;
+			return false;
+		}
+		slot = rx->imm_last;
+	}
+	if (byte_len > VERBS_SLOT || byte_len < rx->grh) {
+		pl_stats_reject(&rx->stats, byte_len > VERBS_SLOT
+						    ? PL_BAD_TOO_LONG
+						    : PL_BAD_IP_TRUNC);
+		return false;
+	}
+	*off = (size_t)slot * VERBS_SLOT + rx->grh;
+	*len = byte_len - rx->grh;
+	return true;
+}
+/* >8 verbs-decode */
+
+/* verbs_decode() of a plain work completion. */
+static inline bool verbs_decode_wc(struct verbs_rx *rx, const struct ibv_wc *wc,
+				   size_t *off, uint32_t *len)
+{
+	return verbs_decode(rx, wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM,
+			    wc->wr_id, wc->byte_len, wc->imm_data, off, len);
 }
 
-/* rx_verbs.c: post receive requests for n slots in one call; 0/-errno. */
-int rx_verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n);
+/* 8< verbs-post-recv */
+/*
+ * Post receive work requests for n slots in one call, chained: every loop
+ * gives its slots back to the ring this way. 0 or -errno.
+ */
+static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
+{
+	struct ibv_recv_wr *bad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		rx->sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)(rx->ep.buf + slot[i] * VERBS_SLOT),
+			.length = VERBS_SLOT,
+			.lkey = rx->ep.mr->lkey,
+		};
+		rx->wr[i] = (struct ibv_recv_wr){
+			.wr_id = slot[i],
+			.next = i + 1 < n ? &rx->wr[i + 1] : NULL,
+			/* WRITE with immediate: the data is placed already,
+			 * the receive only carries the immediate. */
+			.sg_list = rx->write_imm ? NULL : &rx->sge[i],
+			.num_sge = rx->write_imm ? 0 : 1,
+		};
+	}
+	rx->recv_posts++;
+	return n ? -ibv_post_recv(rx->ep.qp, rx->wr, &bad) : 0;
+}
+/* >8 verbs-post-recv */
+
+/* rx_verbs.c: busy-poll the CQ from user space. */
+rx_loop_fn verbs_rx_loop;
+
+/*
+ * rx_verbs.c: let the sender connect to every queue's QP in turn (the
+ * window's open step: the last queue takes "before"); 0 or -errno.
+ */
+int verbs_accept_sender(void *arg);
 
 /* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
-void verbs_traced_loop(struct verbs_rx *rx);
+rx_loop_fn verbs_traced_loop;
 
 /* trace_verbs.c: device, PD, CQ, MR (and QP with --oob) as setup events. */
 void verbs_trace_setup(struct verbs_rx *rx);
@@ -140,11 +221,11 @@ void verbs_trace_qp(struct verbs_rx *rx, const char *name);
  */
 int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c);
 
-/*
- * gpu_verbs.c: with --trace, choose the traced GPU loop (the plain one
- * follows it) and record the registered device memory.
- */
+/* gpu_verbs.c: with --trace, record the registered device memory. */
 void gpu_verbs_trace(struct verbs_rx *rx);
+
+/* gpu_verbs.c: the GPU variant's loops, plain and traced. */
+rx_loop_fn gpu_verbs_poll_loop, gpu_verbs_traced_loop;
 
 /* gpu_verbs.c: undo gpu_verbs_setup(), once the MR is gone. */
 void gpu_verbs_teardown(struct verbs_rx *rx);
@@ -184,7 +265,7 @@ void reflect_teardown(struct verbs_rx *rx);
 int hwstamp_verbs_setup(struct verbs_rx *rx);
 
 /* hwstamp_verbs.c: the busy-polling loop over the extended CQ. */
-void hwstamp_verbs_loop(struct verbs_rx *rx);
+rx_loop_fn hwstamp_verbs_loop;
 
 /* hwstamp_verbs.c: the "hw_stamps" object of the verbs JSON. */
 void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
@@ -192,7 +273,14 @@ void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
 /* hwstamp_verbs.c: its line under the table. */
 void hwstamp_verbs_table(FILE *f, const struct verbs_rx *rx);
 
-/* rx_verbs_report.c */
+/*
+ * report_verbs.c: let the sender connect, run the loop (or every queue's)
+ * between two snapshots of the counters, report; 0 or -errno.
+ */
+int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
+		 struct pl_rx_stats *total);
+
+/* report_verbs.c: its parts */
 const char *rx_env_label(const struct verbs_where *w);
 uint64_t rx_verbs_syscalls(const struct verbs_rx *rx);
 void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r);

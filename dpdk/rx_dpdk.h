@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the three files of the DPDK receiver share: the configuration, the
- * EAL arguments built for the lab, and the port with its mempool.
+ * What the files of the DPDK receiver share: the configuration, the EAL
+ * arguments built for the lab, the port with its mempool, the queues.
  *
+ *   rx_dpdk.c the skeleton: dpdk_setup, dpdk_rx_loop, dpdk_teardown, main
  *   eal.c     EAL arguments: lab defaults, hugepages, the PCI safety rules
  *   port.c    mempool, port setup and teardown, the PMD's counters
- *   rx_dpdk.c options, the poll loop, the report
+ *   report_dpdk.c  the measured window and the report
+ *   reflect_dpdk.c --reflect: every good frame back out
  *   gpu_dpdk.c --gpu: the mbuf pool in device memory, the GPU's poll loop
  *   hwstamp_dpdk.c --hw-stamps: the NIC's RX stamps and its clock
  */
-#ifndef PATHLAB_DPDK_H
-#define PATHLAB_DPDK_H
+#ifndef PATHLAB_RX_DPDK_H
+#define PATHLAB_RX_DPDK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +25,8 @@
 #include "stats.h"
 #include "trace.h"
 #include "wire.h"
+
+#include <rte_mbuf.h>
 
 #define EAL_MAX_ARGS 32
 #define MAX_BURST    512
@@ -139,6 +143,13 @@ void port_teardown(struct dpdk_port *p);
 
 struct dpdk_rx;
 
+struct dpdk_queue;
+struct dpdk_rx;
+
+/* A queue's poll loop, and the loop of the receiver's own thread. */
+typedef void poll_fn(struct dpdk_queue *q);
+typedef void rx_loop_fn(struct dpdk_rx *rx);
+
 /*
  * One RX queue and the lcore that polls it, with counters of its own: a
  * run on N queues has N of these, each polled on its own lcore.
@@ -167,16 +178,16 @@ struct dpdk_rx {
 	unsigned nports;
 	struct dpdk_queue queues[PL_MAX_QUEUES]; /* queue 0 too, N = 1 */
 	unsigned nqueues;
-	bool reflect; /* --reflect: every good frame goes back */
-	void (*poll)(struct dpdk_queue *q); /* a queue's loop, chosen once */
+	bool reflect;  /* --reflect: every good frame goes back */
+	poll_fn *poll; /* a queue's loop, chosen once (choose_loop()) */
 	struct eal_args eal;
 	const char *mode; /* af_packet | af_xdp | pci */
 	unsigned burst;
 	uint64_t polls[2];  /* [0] empty, [1] returned packets; all queues */
 	uint64_t cycles[2]; /* TSC cycles of those polls */
 	uint64_t wakeups;
-	void (*rx_loop)(struct dpdk_rx *rx);
-	void (*rx_plain)(struct dpdk_rx *rx); /* after the traced part */
+	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
+	rx_loop_fn *rx_plain; /* after the traced part */
 	struct pl_trace trace;
 	struct gpu_dpdk *gpu;  /* the GPU variant's state, or NULL */
 	struct dpdk_hwts hwts; /* --hw-stamps */
@@ -186,22 +197,27 @@ struct dpdk_rx {
 	struct rte_mbuf *bufs[MAX_BURST];
 };
 
-/* Parse and account one frame of len bytes at data, handed to us at now. */
-static inline enum pl_reason dpdk_account(struct dpdk_rx *rx, const void *data,
-					  uint32_t len, uint64_t now,
-					  struct pl_pkt *p)
+/* Port i of the run: port 0, or one of the af_xdp vdev's others. */
+static inline struct dpdk_port *run_port(struct dpdk_rx *rx, unsigned i)
 {
-	enum pl_reason r = pl_parse_frame(data, len, PL_UDP_PORT, p);
-
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-	return r;
+	return i ? &rx->more_ports[i - 1] : &rx->port;
 }
 
+/* Parse and account one frame that queue q was handed at now. */
+static inline enum pl_reason rx_parse(struct dpdk_queue *q,
+				      const struct rte_mbuf *m, uint64_t now,
+				      struct pl_pkt *p)
+{
+	return pl_rx_frame(q->stats, rte_pktmbuf_mtod(m, const void *),
+			   m->data_len, PL_UDP_PORT, now, p);
+}
+
+/* The poll loops: plain (rx_dpdk.c), --hw-stamps (hwstamp_dpdk.c),
+ * --reflect (reflect_dpdk.c). */
+poll_fn dpdk_rx_loop, hwts_rx_loop, reflect_dpdk_loop;
+
 /* The traced loop (trace_dpdk.c): --trace N frames, then rx_plain. */
-void dpdk_traced_loop(struct dpdk_rx *rx);
+rx_loop_fn dpdk_traced_loop;
 
 /* Record the one-time setup (EAL, pool, port) as trace events. */
 void dpdk_trace_setup(struct dpdk_rx *rx, const struct cfg *c);
@@ -220,5 +236,15 @@ void gpu_dpdk_teardown(struct dpdk_rx *rx);
 
 /* Add the GPU figures to the run's report. */
 void gpu_dpdk_report(struct dpdk_rx *rx, struct pl_report *r);
+
+/* The GPU variant's loops (gpu_dpdk.c): plain and traced. */
+rx_loop_fn gpu_dpdk_rx_loop, gpu_dpdk_traced_loop;
+
+/*
+ * report_dpdk.c: run queue 0's loop here and the others' on their lcores
+ * between two snapshots of the counters, then write the run's report;
+ * 0 or -errno.
+ */
+int dpdk_report(struct dpdk_rx *rx, const struct cfg *c);
 
 #endif

@@ -12,8 +12,8 @@
  * bounds the drift error to 1 us. The offset's own error is half the time
  * one PHC read takes (a PCIe read, ~1-3 us; the best of three is used).
  */
-#ifndef PATHLAB_HWSTAMP_H
-#define PATHLAB_HWSTAMP_H
+#ifndef PATHLAB_HWSTAMP_SOCKET_H
+#define PATHLAB_HWSTAMP_SOCKET_H
 
 #include "clock.h"
 

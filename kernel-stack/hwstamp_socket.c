@@ -5,7 +5,8 @@
  * (SIOCSHWTSTAMP), open its PTP hardware clock, and put the old setting
  * back at exit. One interface per receiver process, so the state is ours.
  */
-#include "hwstamp.h"
+#include "hwstamp_socket.h"
+#include "rx_socket.h"
 #include "opt.h"
 
 #include <errno.h>
@@ -197,4 +198,33 @@ bool hwstamp_offset(int64_t *off)
 		}
 	}
 	return best != UINT64_MAX;
+}
+
+/* The same, reading each datagram's kernel RX stamp to split its latency. */
+void stamped_socket_loop(struct sock_rx *rx)
+{
+	struct pl_pkt p;
+	uint64_t now;
+	unsigned i;
+	int n;
+
+	while (!pl_run_done(rx->run, &rx->stats)) {
+		for (i = 0; i < rx->batch; i++)
+			rx->msgs[i].msg_hdr.msg_controllen = CMSG_LEN_TS;
+		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
+		rx->syscalls++;
+		if (n <= 0) {
+			rx->empty++;
+			continue;
+		}
+		now = pl_now_ns();
+		for (i = 0; i < (unsigned)n; i++) {
+			struct msghdr *mh = &rx->msgs[i].msg_hdr;
+
+			if (rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now,
+				   &p) == PL_OK)
+				pl_stats_split(&rx->stats, p.tx_ns,
+					       rx_stamp_at(rx, mh, now), now);
+		}
+	}
 }

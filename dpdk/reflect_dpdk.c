@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* --reflect on the DPDK path: the far end of the rtt workload. */
+#include "rx_dpdk.h"
+#include "clock.h"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+/*
+ * Send the n frames of q->back on the TX queue of q's number; what
+ * tx_burst did not take goes back to the pool, counted as failed (the
+ * pinging side sees a timeout).
+ */
+static void reflect_send(struct dpdk_queue *q, uint16_t n)
+{
+	uint16_t sent = n ? rte_eth_tx_burst(q->port, q->queue, q->back, n) : 0;
+
+	q->reflected += sent;
+	if (sent < n) {
+		q->reflect_errors += n - sent;
+		rte_pktmbuf_free_bulk(q->back + sent, n - sent);
+	}
+}
+
+/* 8< dpdk-reflect */
+/*
+ * --reflect, the far end of the rtt workload: as dpdk_rx_loop(), but every
+ * good frame is turned around in its own mbuf (MACs, IPv4 addresses and
+ * UDP ports swapped, the UDP checksum computed afresh: wire.h says why)
+ * and goes back out; the rest is freed. No copy: the mbuf the PMD filled
+ * is the one it sends.
+ */
+void reflect_dpdk_loop(struct dpdk_queue *q)
+{
+	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
+	uint64_t t, prev = rte_rdtsc(), now;
+	uint16_t i, n, nback, nfree;
+	struct rte_mbuf *m;
+	struct pl_pkt p;
+	void *data;
+
+	while (!pl_run_done(&q->rx->run, q->stats)) {
+		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
+		if (n) {
+			now = pl_now_ns();
+			for (i = nback = nfree = 0; i < n; i++) {
+				m = q->bufs[i];
+				if (rx_parse(q, m, now, &p) != PL_OK) {
+					q->bufs[nfree++] = m; /* nfree <= i */
+					continue;
+				}
+				data = rte_pktmbuf_mtod(m, void *);
+				pl_frame_reflect(data, &p);
+				pl_frame_udp_csum(data, &p);
+				q->back[nback++] = m;
+			}
+			reflect_send(q, nback);
+			if (nfree)
+				rte_pktmbuf_free_bulk(q->bufs, nfree);
+		}
+		t = rte_rdtsc();
+		q->cycles[n != 0] += t - prev;
+		q->polls[n != 0]++;
+		prev = t;
+	}
+}
+/* >8 dpdk-reflect */
