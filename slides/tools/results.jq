@@ -126,21 +126,21 @@ def budget_table:
 	+ " | \(if $sock then $sock | cost | grouped else "–" end) |");
 
 # Every path's main figures at one frame size, one row per path and mode.
-# $which: "all", "nogpu" (no GPU variant rows) or "gpu" (only the paths
-# and modes that have a GPU variant, with and without it).
+# $which: "all", "nogpu" (no GPU variant rows) or "gpu" (the GPU variant
+# rows only; the "nogpu" table holds the same modes without).
 def measured_table($size; $which):
 	runs_at($size) as $all
 	| [$all[] | select((.gpu // "none") != "none") | {path, mode}] as $withgpu
 	| [$all[] | select($which != "nogpu" or (.gpu // "none") == "none")
-		| select($which != "gpu" or ({path, mode} as $k | $withgpu | index([$k])))] as $runs
+		| select($which != "gpu" or (.gpu // "none") != "none")] as $runs
 	| if $which == "gpu" and ($withgpu | length) == 0 then
 		"*This result set has no GPU variant runs at \($size)-byte frames:"
 		+ " `labs/pathlab compare --gpu sim` adds them.*"
 	else
 	(reduce ($runs[] | {path, mode, gpu: (.gpu // "none")}) as $k ([];
 		if index([$k]) then . else . + [$k] end)) as $keys
-	| "| path | mode | rate, kpps | lost | receive cycles/pkt (kernel + app) | all CPUs, generator included | syscalls/pkt | wake-ups/pkt | copies/pkt | one-way p99, µs | Udp InDatagrams | tcpdump saw |",
-	"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+	| "| path | mode | rate, kpps | lost | receive cycles/pkt (kernel + app) | all CPUs, generator included | syscalls/pkt | wake-ups/pkt | copies/pkt | one-way p99, µs | tcpdump saw |",
+	"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 	($keys[] as $k
 	| [$runs[] | select(.path == $k.path and .mode == $k.mode and (.gpu // "none") == $k.gpu)] as $r
 	| ($r | of("throughput")) as $t
@@ -153,7 +153,7 @@ def measured_table($size; $which):
 	+ " | \($t.syscalls_per_packet | fmt(2)) | \($t.wakeups_per_packet | fmt(2))"
 	+ " | \($t.copies_per_packet | fmt(0))"
 	+ " | \(if ($l.latency_ns.count // 0) > 0 then $l.latency_ns.p99 | us else "–" end)"
-	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v | saw) |")
+	+ " | \($v | saw) |")
 	end;
 
 # What each path gives up (by design, in words) next to what we measured.
