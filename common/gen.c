@@ -178,7 +178,7 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		       void *ctx, struct gen_result *res)
 {
 	struct gen_msg m[GEN_MAX_BATCH];
-	uint64_t total = 0, next_report, last_sent = 0, deadline, end_ns = 0;
+	uint64_t next_report, last_sent = 0, deadline, end_ns = 0;
 	unsigned n, flow = c->thread;
 	int sent;
 
@@ -198,7 +198,6 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		sent = ops->send(ctx, m, n);
 		account(res, m, n, sent);
 		res->batches++;
-		total += n;
 		flow += c->threads;
 		if (flow >= c->flows)
 			flow = c->thread;
@@ -219,6 +218,35 @@ static void send_train(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 	publish(res);
 }
 
+/*
+ * One end marker, sent again (1 ms apart, a few times) when the socket
+ * refuses it. Each refusal is counted with the train's (enobufs): once the
+ * sender has waited for buffer space, UDP counts any failed send in
+ * SndbufErrors, the ECONNREFUSED of a receiver that has already gone
+ * (its port answered an earlier marker with ICMP) included, and the drop
+ * report must not take that for a datagram the socket lost. A refused
+ * connection is not retried: nobody is listening.
+ */
+static void end_send(const struct gen_tx_ops *ops, void *ctx, struct gen_msg *m,
+		     struct gen_result *res)
+{
+	struct timespec ms = { .tv_nsec = 1000000L };
+	unsigned tries;
+	int sent;
+
+	for (tries = 0; tries < 20; tries++) {
+		sent = ops->send(ctx, m, 1);
+		if (sent == 1) {
+			res->end_sent++;
+			return;
+		}
+		res->enobufs++;
+		if (sent == -ECONNREFUSED)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
 /* End markers per flow of this thread, 20 ms apart: seq carries the count. */
 static void send_end(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 		     void *ctx, struct gen_result *res)
@@ -233,8 +261,7 @@ static void send_end(const struct gen_cfg *c, const struct gen_tx_ops *ops,
 					      .seq = (uint32_t)res->seq[f],
 					      .end = true,
 					      .round = (uint8_t)round };
-			if (ops->send(ctx, &m, 1) == 1)
-				res->end_sent++;
+			end_send(ops, ctx, &m, res);
 		}
 		if (round + 1 < PL_END_ROUNDS)
 			nanosleep(&gap, NULL);
