@@ -36,6 +36,12 @@ struct xsk_cfg {
 	int gpu, gpu_mode; /* enum pl_gpu_kind, GPU_XSK_* */
 };
 
+/*
+ * opts_xsk.c: the command line into c, its defaults first, checked: -1
+ * to go on, or the exit code (0 after --help, 2 after a bad option).
+ */
+int xsk_options(int argc, char **argv, struct xsk_cfg *c);
+
 /* What the XDP program counted, summed over CPUs. */
 struct xdp_totals {
 	struct pl_xdp_count verdict[PL_XDP_VERDICTS];

@@ -143,7 +143,7 @@ static void gpu_traced_frames(struct dpdk_rx *rx, struct gpu_dpdk *gd,
 			      uint32_t *unit)
 {
 	struct pl_trace *t = &rx->trace;
-	uint32_t first = *unit + 1, traced;
+	uint32_t first = *unit + 1;
 	const struct pl_gpu_res *r;
 	uint16_t i;
 
@@ -166,52 +166,29 @@ static void gpu_traced_frames(struct dpdk_rx *rx, struct gpu_dpdk *gd,
 		pl_trace_rec(t, *unit, PL_AT_GPU, PL_EV_CHECK, check_step(r),
 			     "seq reason flow", r->seq, r->reason, r->flow, 0);
 	}
-	traced = *unit + 1 - first;
-	rte_pktmbuf_free_bulk(rx->bufs, n);
-	for (i = 0; i < traced; i++)
-		pl_trace_rec(t, first + i, PL_AT_USER, PL_EV_RING,
-			     "free mbufs to the pool",
-			     "count pool_free pool_in_use", n,
-			     rte_mempool_avail_count(rx->port.pool),
-			     rte_mempool_in_use_count(rx->port.pool), 0);
+	dpdk_trace_free(rx, n, first, *unit);
+}
+
+/* One burst of the traced GPU loop: checked by the consumer, traced. */
+static void gpu_traced_burst(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
+			     uint64_t empty, uint32_t *unit)
+{
+	struct gpu_dpdk *gd = rx->gpu;
+
+	gd->err = gpu_burst(gd, rx->bufs, n);
+	if (gd->err) {
+		pl_run_request_stop(&rx->run);
+		rte_pktmbuf_free_bulk(rx->bufs, n);
+		return;
+	}
+	pl_gpu_account(&rx->stats, gd->b.res, n, pl_now_ns());
+	gpu_traced_frames(rx, gd, n, poll, empty, unit);
 }
 
 /* The traced GPU loop: --trace N frames step by step, then the plain one. */
 void gpu_dpdk_traced_loop(struct dpdk_rx *rx)
 {
-	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
-	struct gpu_dpdk *gd = rx->gpu;
-	struct pl_trace *t = &rx->trace;
-	uint64_t tsc, prev = rte_rdtsc(), empty = 0;
-	uint32_t unit = 0;
-	uint16_t n;
-
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
-		n = rte_eth_rx_burst(port, 0, rx->bufs, burst);
-		if (n) {
-			gd->err = gpu_burst(gd, rx->bufs, n);
-			if (gd->err) {
-				pl_run_request_stop(&rx->run);
-				rte_pktmbuf_free_bulk(rx->bufs, n);
-			} else {
-				pl_gpu_account(&rx->stats, gd->b.res, n,
-					       pl_now_ns());
-				gpu_traced_frames(rx, gd, n,
-						  rx->polls[0] + rx->polls[1] +
-							  1,
-						  empty, &unit);
-			}
-			empty = 0;
-		} else {
-			empty++;
-		}
-		tsc = rte_rdtsc();
-		rx->cycles[n != 0] += tsc - prev;
-		rx->polls[n != 0]++;
-		prev = tsc;
-	}
-	pl_trace_close(t);
-	rx->rx_plain(rx);
+	dpdk_trace_loop(rx, gpu_traced_burst);
 }
 
 /* The device memory as a setup event; the traced GPU loop goes first. */

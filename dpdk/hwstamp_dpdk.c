@@ -11,6 +11,7 @@
 #include "rx_dpdk.h"
 #include "clock.h"
 #include "json.h"
+#include "nicclock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,29 +43,19 @@ int hwts_check(struct dpdk_rx *rx)
 	return 0; /* no port: ports_setup() says so */
 }
 
-/*
- * One sample of the NIC's clock: the best of three reads, each between two
- * reads of CLOCK_MONOTONIC, taken at the middle of the shortest. 0 or the
- * error of rte_eth_read_clock().
- */
-static int hwts_sample(const struct dpdk_hwts *h, uint64_t *raw, uint64_t *mono)
+/* rte_eth_read_clock() as a pl_clock_read_fn (ctx: the hwts). */
+static int read_clock(void *ctx, uint64_t *raw)
 {
-	uint64_t m0, m1, r, best = UINT64_MAX;
-	int i, err;
+	const struct dpdk_hwts *h = ctx;
 
-	for (i = 0; i < 3; i++) {
-		m0 = pl_now_ns();
-		err = rte_eth_read_clock(h->port, &r);
-		m1 = pl_now_ns();
-		if (err)
-			return err;
-		if (m1 - m0 < best) {
-			best = m1 - m0;
-			*raw = r;
-			*mono = m0 + (m1 - m0) / 2;
-		}
-	}
-	return 0;
+	return rte_eth_read_clock(h->port, raw);
+}
+
+/* One sample of the NIC's clock against CLOCK_MONOTONIC (nicclock.h). */
+static int hwts_sample(struct dpdk_hwts *h, uint64_t *raw, uint64_t *mono)
+{
+	return pl_clock_sample(read_clock, h, ~0ull, raw, mono,
+			       &h->clk.window_ns);
 }
 
 /* Say that the port stamps but cannot read its clock; -ENOTSUP. */
@@ -137,7 +128,8 @@ void hwts_resync(struct dpdk_hwts *h, uint64_t now)
 
 	h->next_ns = now + HWTS_RESYNC_NS;
 	if (hwts_sample(h, &raw, &mono)) {
-		h->valid = false; /* skip, rather than guess, until it reads */
+		h->clk.valid =
+			false; /* skip, rather than guess, until it reads */
 		h->resync_failures++;
 		return;
 	}

@@ -17,6 +17,8 @@
 #ifndef PATHLAB_HWSTAMP_DPDK_H
 #define PATHLAB_HWSTAMP_DPDK_H
 
+#include "nicclock.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,14 +28,12 @@
 /* The NIC's clock against CLOCK_MONOTONIC, and what the stamps gave. */
 struct dpdk_hwts {
 	bool on;       /* --hw-stamps */
-	bool valid;    /* a rate and an offset are known */
 	bool refused;  /* the port cannot: the receiver exits 77 */
 	uint16_t port; /* whose clock (rte_eth_read_clock) */
 	int field;     /* offset of the timestamp dynfield in the mbuf */
 	uint64_t flag; /* ol_flags bit: the PMD stamped this mbuf */
 	uint64_t anchor_raw, anchor_mono; /* the rate's first sample */
-	uint64_t base_raw, base_mono;	  /* the latest sample */
-	double ns_per_tick;		  /* measured, 0 until known */
+	struct pl_nicclock clk;		  /* the latest sample, the rate */
 	uint64_t next_ns;		  /* when to sample again */
 	/* Good frames with a stamp, without one, stamped after we had
 	 * them (the clocks disagree: the split skips those), samples. */
@@ -43,9 +43,10 @@ struct dpdk_hwts {
 /* Start over from one sample (raw ticks, mono ns); the rate is kept. */
 static inline void hwts_anchor(struct dpdk_hwts *h, uint64_t raw, uint64_t mono)
 {
-	h->anchor_raw = h->base_raw = raw;
-	h->anchor_mono = h->base_mono = mono;
-	h->valid = h->ns_per_tick > 0;
+	h->anchor_raw = h->clk.base_raw = raw;
+	h->anchor_mono = h->clk.base_mono = mono;
+	h->clk.mask = ~0ull;
+	h->clk.valid = h->clk.ns_per_tick > 0;
 }
 
 /*
@@ -59,24 +60,18 @@ static inline bool hwts_fit(struct dpdk_hwts *h, uint64_t raw, uint64_t mono)
 		hwts_anchor(h, raw, mono);
 		return false;
 	}
-	h->ns_per_tick =
+	h->clk.ns_per_tick =
 		(double)(mono - h->anchor_mono) / (double)(raw - h->anchor_raw);
-	h->base_raw = raw;
-	h->base_mono = mono;
-	h->valid = true;
+	h->clk.base_raw = raw;
+	h->clk.base_mono = mono;
+	h->clk.valid = true;
 	return true;
 }
 
 /* A raw stamp in CLOCK_MONOTONIC ns, or 0 when no conversion is known. */
 static inline uint64_t hwts_ns(const struct dpdk_hwts *h, uint64_t raw)
 {
-	int64_t d = (int64_t)(raw - h->base_raw);
-	int64_t ns;
-
-	if (!h->valid)
-		return 0;
-	ns = (int64_t)h->base_mono + (int64_t)((double)d * h->ns_per_tick);
-	return ns > 0 ? (uint64_t)ns : 0;
+	return pl_nicclock_ns(&h->clk, raw);
 }
 
 /*
@@ -102,13 +97,13 @@ static inline uint64_t hwts_frame(struct dpdk_hwts *h, bool stamped,
 /* The clock's rate in Hz (1e9: the stamps are nanoseconds), 0 unknown. */
 static inline double hwts_hz(const struct dpdk_hwts *h)
 {
-	return h->ns_per_tick > 0 ? 1e9 / h->ns_per_tick : 0;
+	return h->clk.ns_per_tick > 0 ? 1e9 / h->clk.ns_per_tick : 0;
 }
 
 /* True when the stamps count nanoseconds (the rate within 0.1% of 1 GHz). */
 static inline bool hwts_in_ns(const struct dpdk_hwts *h)
 {
-	return h->ns_per_tick > 0.999 && h->ns_per_tick < 1.001;
+	return h->clk.ns_per_tick > 0.999 && h->clk.ns_per_tick < 1.001;
 }
 
 struct dpdk_rx;

@@ -62,6 +62,13 @@ struct eal_args {
 	const char *note;   /* why no hugepages, or NULL */
 };
 
+/*
+ * opts_dpdk.c: the command line into c (its defaults first) and e (EAL
+ * arguments given before "--", or built for --iface/--pci), checked: -1
+ * to go on, or the exit code (0 after --help, 2 after a bad option).
+ */
+int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e);
+
 /* EAL arguments for the lab or a real NIC from the options; 0 or -errno. */
 int eal_args_build(struct eal_args *e, const struct cfg *c,
 		   const char *const *vdevs);
@@ -218,6 +225,22 @@ poll_fn dpdk_rx_loop, hwts_rx_loop, reflect_dpdk_loop;
 
 /* The traced loop (trace_dpdk.c): --trace N frames, then rx_plain. */
 rx_loop_fn dpdk_traced_loop;
+
+/*
+ * One burst of n frames in a traced loop: trace them while *unit <
+ * trace.units (poll: this poll's number, empty: empty polls before it)
+ * and free them.
+ */
+typedef void trace_burst_fn(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
+			    uint64_t empty, uint32_t *unit);
+
+/* Poll queue 0 with burst_fn until --trace N frames are traced, then
+ * rx_plain: the traced loops of the CPU and the GPU variant. */
+void dpdk_trace_loop(struct dpdk_rx *rx, trace_burst_fn *burst_fn);
+
+/* Free a burst's mbufs, and trace that for the units first..last. */
+void dpdk_trace_free(struct dpdk_rx *rx, uint16_t n, uint32_t first,
+		     uint32_t last);
 
 /* Record the one-time setup (EAL, pool, port) as trace events. */
 void dpdk_trace_setup(struct dpdk_rx *rx, const struct cfg *c);

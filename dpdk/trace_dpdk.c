@@ -92,7 +92,7 @@ static void traced_frames(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
 			  uint64_t empty, uint32_t *unit)
 {
 	struct pl_trace *t = &rx->trace;
-	uint32_t first = *unit + 1, traced;
+	uint32_t first = *unit + 1;
 	struct rte_mbuf *m;
 	enum pl_where where;
 	enum pl_what what;
@@ -122,18 +122,24 @@ static void traced_frames(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
 			     "reason seq flow one_way_ns", r, p.seq, p.flow,
 			     r == PL_OK && now > p.tx_ns ? now - p.tx_ns : 0);
 	}
-	traced = *unit + 1 - first;
+	dpdk_trace_free(rx, n, first, *unit);
+}
+
+void dpdk_trace_free(struct dpdk_rx *rx, uint16_t n, uint32_t first,
+		     uint32_t last)
+{
+	uint32_t u;
+
 	rte_pktmbuf_free_bulk(rx->bufs, n);
-	for (i = 0; i < traced; i++)
-		pl_trace_rec(t, first + i, PL_AT_USER, PL_EV_RING,
+	for (u = first; u <= last; u++)
+		pl_trace_rec(&rx->trace, u, PL_AT_USER, PL_EV_RING,
 			     "free mbufs to the pool",
 			     "count pool_free pool_in_use", n,
 			     rte_mempool_avail_count(rx->port.pool),
 			     rte_mempool_in_use_count(rx->port.pool), 0);
 }
 
-/* Trace the first frames, then hand over to the plain poll loop. */
-void dpdk_traced_loop(struct dpdk_rx *rx)
+void dpdk_trace_loop(struct dpdk_rx *rx, trace_burst_fn *burst_fn)
 {
 	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
 	struct pl_trace *t = &rx->trace;
@@ -144,8 +150,8 @@ void dpdk_traced_loop(struct dpdk_rx *rx)
 	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
 		n = rte_eth_rx_burst(port, 0, rx->bufs, burst);
 		if (n) {
-			traced_frames(rx, n, rx->polls[0] + rx->polls[1] + 1,
-				      empty, &unit);
+			burst_fn(rx, n, rx->polls[0] + rx->polls[1] + 1, empty,
+				 &unit);
 			empty = 0;
 		} else {
 			empty++;
@@ -157,4 +163,10 @@ void dpdk_traced_loop(struct dpdk_rx *rx)
 	}
 	pl_trace_close(t);
 	rx->rx_plain(rx);
+}
+
+/* Trace the first frames, then hand over to the plain poll loop. */
+void dpdk_traced_loop(struct dpdk_rx *rx)
+{
+	dpdk_trace_loop(rx, traced_frames);
 }

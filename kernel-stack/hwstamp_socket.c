@@ -180,24 +180,15 @@ int hwstamp_begin(const char *ifname)
 	return rc ? rc : enable();
 }
 
-bool hwstamp_offset(int64_t *off)
+int hwstamp_phc_read(void *ctx, uint64_t *raw)
 {
 	struct timespec phc;
-	uint64_t m0, m1, best = UINT64_MAX;
-	int i;
 
-	for (i = 0; i < 3; i++) {
-		m0 = pl_now_ns();
-		if (clock_gettime(hw.phc, &phc))
-			continue;
-		m1 = pl_now_ns();
-		if (m1 - m0 < best) {
-			best = m1 - m0;
-			*off = (int64_t)pl_timespec_ns(&phc) -
-			       (int64_t)(m0 + (m1 - m0) / 2);
-		}
-	}
-	return best != UINT64_MAX;
+	(void)ctx;
+	if (clock_gettime(hw.phc, &phc))
+		return -errno;
+	*raw = pl_timespec_ns(&phc);
+	return 0;
 }
 
 /* The same, reading each datagram's kernel RX stamp to split its latency. */

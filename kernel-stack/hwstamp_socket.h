@@ -16,6 +16,7 @@
 #define PATHLAB_HWSTAMP_SOCKET_H
 
 #include "clock.h"
+#include "nicclock.h"
 
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
@@ -31,11 +32,16 @@
 
 /* One queue's conversion of PHC stamps to CLOCK_MONOTONIC. */
 struct hwconv {
-	bool on;	  /* --hw-stamps */
-	bool valid;	  /* off was measured (the PHC could be read) */
-	int64_t off;	  /* PHC - CLOCK_MONOTONIC, ns */
-	uint64_t next_ns; /* when to measure off again (0: not yet) */
+	bool on;		/* --hw-stamps */
+	struct pl_nicclock clk; /* the PHC: ns, 64 bits (hwconv_init) */
+	uint64_t next_ns;	/* when to read it again (0: not yet) */
 };
+
+static inline void hwconv_init(struct hwconv *cv, bool on)
+{
+	*cv = (struct hwconv){ .on = on,
+			       .clk = { .mask = ~0ull, .ns_per_tick = 1 } };
+}
 
 /*
  * Make IF stamp every received frame in hardware and open its PHC; the
@@ -45,9 +51,8 @@ struct hwconv {
  */
 int hwstamp_begin(const char *ifname);
 
-/* PHC - CLOCK_MONOTONIC now, in ns (the best of three reads); false if
- * the clock could not be read. */
-bool hwstamp_offset(int64_t *off);
+/* Read the PHC now (a pl_clock_read_fn; ctx unused): 0 or -errno. */
+int hwstamp_phc_read(void *ctx, uint64_t *raw);
 
 /* The SCM_TIMESTAMPING stamps of one datagram, or NULL without any. */
 static inline const struct scm_timestamping *sock_stamps(struct msghdr *mh)
@@ -81,12 +86,10 @@ static inline uint64_t hwconv_stamp(struct hwconv *cv, struct msghdr *mh,
 	uint64_t raw = hwstamp_raw(mh);
 
 	if (now >= cv->next_ns) {
-		cv->valid = hwstamp_offset(&cv->off);
+		pl_nicclock_resync(&cv->clk, hwstamp_phc_read, NULL);
 		cv->next_ns = now + HWSTAMP_RESYNC_NS;
 	}
-	if (!raw || !cv->valid)
-		return 0;
-	return (uint64_t)((int64_t)raw - cv->off);
+	return raw ? pl_nicclock_ns(&cv->clk, raw) : 0;
 }
 
 #endif

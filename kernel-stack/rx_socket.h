@@ -46,6 +46,12 @@ struct cfg {
 	int gpu;	/* enum pl_gpu_kind */
 };
 
+/*
+ * opts_socket.c: the command line into c, its defaults first, checked:
+ * -1 to go on, or the exit code (0 after --help, 2 after a bad option).
+ */
+int socket_options(int argc, char **argv, struct cfg *c);
+
 struct sock_rx;
 
 /* A receive loop: runs until pl_run_done(). */

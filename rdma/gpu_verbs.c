@@ -186,29 +186,19 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 			     rx->recv_posts, (uint64_t)k, 0);
 }
 
+/* One traced burst of the GPU loop: a failed GPU step ends the run. */
+static int gpu_traced_one(struct verbs_rx *rx, int n, uint32_t *unit)
+{
+	struct gpu_verbs *gv = rx->gpu;
+
+	gpu_traced_burst(rx, gv, n, unit);
+	return gv->err;
+}
+
 /* The traced GPU loop: --trace N messages step by step, then the plain one. */
 void gpu_verbs_traced_loop(struct verbs_rx *rx)
 {
-	struct gpu_verbs *gv = rx->gpu;
-	struct pl_trace *t = &rx->trace;
-	uint32_t unit = 0;
-	int n;
-
-	verbs_trace_qp(rx, "QP after the accept");
-	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
-		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
-		rx->polls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		gpu_traced_burst(rx, gv, n, &unit);
-		if (gv->err)
-			break;
-	}
-	pl_trace_close(t);
-	if (!gv->err)
-		rx->rx_plain(rx);
+	verbs_trace_loop(rx, gpu_traced_one);
 }
 
 void gpu_verbs_trace(struct verbs_rx *rx)

@@ -27,7 +27,7 @@
  * Soft-RoCE (rxe) and siw stamp nothing: --hw-stamps exits 77 there.
  */
 #include "clock.h"
-#include "hwstamp_verbs.h"
+#include "nicclock.h"
 #include "opt.h"
 #include "rx_verbs.h"
 
@@ -42,59 +42,31 @@
 /* What every stamped CQ's completions carry, besides the stamp. */
 #define HWSTAMP_WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM)
 
-/*
- * The NIC's clock against CLOCK_MONOTONIC: its raw reading between two
- * monotonic reads, the best of three; false if it could not be read.
- */
-static bool sample_raw(struct ibv_context *ctx, struct verbs_hwconv *h)
+/* The NIC's free-running clock now (a pl_clock_read_fn; ctx: the device). */
+static int read_raw(void *ctx, uint64_t *raw)
 {
-	struct ibv_values_ex v;
-	uint64_t m0, m1, best = UINT64_MAX;
-	int i;
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	int err = ibv_query_rt_values_ex(ctx, &v);
 
-	for (i = 0; i < 3; i++) {
-		v = (struct ibv_values_ex){ .comp_mask =
-						    IBV_VALUES_MASK_RAW_CLOCK };
-		m0 = pl_now_ns();
-		if (ibv_query_rt_values_ex(ctx, &v) ||
-		    !(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
-			continue;
-		m1 = pl_now_ns();
-		if (m1 - m0 < best) {
-			best = m1 - m0;
-			/* mlx4/mlx5 give the ticks in tv_nsec, tv_sec 0 */
-			h->ref_ticks = pl_timespec_ns(&v.raw_clock) & h->mask;
-			h->ref_ns = m0 + (m1 - m0) / 2;
-		}
-	}
-	if (best == UINT64_MAX)
-		return false;
-	h->window_ns = best;
-	return true;
+	if (err)
+		return -err;
+	if (!(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
+		return -EOPNOTSUPP;
+	/* mlx4/mlx5 give the ticks in tv_nsec, tv_sec 0 */
+	*raw = pl_timespec_ns(&v.raw_clock);
+	return 0;
 }
 
-/* CLOCK_REALTIME - CLOCK_MONOTONIC, read between two monotonic reads. */
-static bool sample_wall(struct verbs_hwconv *h)
+/* CLOCK_REALTIME now: what a real-time stamp is taken to follow. */
+static int read_wall(void *ctx, uint64_t *raw)
 {
 	struct timespec rt;
-	uint64_t m0, m1, best = UINT64_MAX;
-	int i;
 
-	for (i = 0; i < 3; i++) {
-		m0 = pl_now_ns();
-		if (clock_gettime(CLOCK_REALTIME, &rt))
-			continue;
-		m1 = pl_now_ns();
-		if (m1 - m0 < best) {
-			best = m1 - m0;
-			h->off = (int64_t)pl_timespec_ns(&rt) -
-				 (int64_t)(m0 + (m1 - m0) / 2);
-		}
-	}
-	if (best == UINT64_MAX)
-		return false;
-	h->window_ns = best;
-	return true;
+	(void)ctx;
+	if (clock_gettime(CLOCK_REALTIME, &rt))
+		return -errno;
+	*raw = pl_timespec_ns(&rt);
+	return 0;
 }
 
 /* Measure the reference again (every HWSTAMP_VERBS_RESYNC_NS from now). */
@@ -102,8 +74,8 @@ static void resync(struct verbs_rx *rx, uint64_t now)
 {
 	struct verbs_hwconv *h = &rx->hw;
 
-	h->valid = h->wallclock ? sample_wall(h) : sample_raw(rx->ep.ctx, h);
-	if (h->valid)
+	if (!pl_nicclock_resync(&h->clk, h->wallclock ? read_wall : read_raw,
+				rx->ep.ctx))
 		h->resyncs++;
 	else
 		h->resync_errors++;
@@ -119,16 +91,11 @@ static inline uint64_t stamp_ns(struct verbs_hwconv *h, struct ibv_cq_ex *cq)
 {
 	uint64_t t;
 
-	if (!h->valid)
+	if (!h->clk.valid)
 		return 0;
-	if (h->wallclock) {
-		t = ibv_wc_read_completion_wallclock_ns(cq);
-		return t ? (uint64_t)((int64_t)t - h->off) : 0;
-	}
-	t = ibv_wc_read_completion_ts(cq);
-	if (!t)
-		return 0;
-	return hwstamp_ticks_ns(t, h->ref_ticks, h->ref_ns, h->khz, h->mask);
+	t = h->wallclock ? ibv_wc_read_completion_wallclock_ns(cq)
+			 : ibv_wc_read_completion_ts(cq);
+	return t ? pl_nicclock_ns(&h->clk, t) : 0;
 }
 
 /* Split one good message's latency at the NIC's stamp (p: the message). */
@@ -254,15 +221,18 @@ static void choose(struct verbs_rx *rx, const char *dev)
 
 	err = -EOPNOTSUPP;
 	if (h->khz) {
+		h->clk = (struct pl_nicclock){ .mask = h->mask,
+					       .ns_per_tick = 1e6 / h->khz };
 		err = probe_cq(ctx,
 			       HWSTAMP_WC_FLAGS |
 				       IBV_WC_EX_WITH_COMPLETION_TIMESTAMP);
-		if (!err && !sample_raw(ctx, h))
+		if (!err && pl_nicclock_resync(&h->clk, read_raw, ctx))
 			err = -EOPNOTSUPP; /* no ibv_query_rt_values_ex */
 	}
 	if (!err)
 		return;
 	h->wallclock = true;
+	h->clk = (struct pl_nicclock){ .mask = ~0ull, .ns_per_tick = 1 };
 	err = probe_cq(ctx,
 		       HWSTAMP_WC_FLAGS |
 			       IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
@@ -326,7 +296,7 @@ void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx)
 	pl_json_dbl(j, "resync_every_ms", HWSTAMP_VERBS_RESYNC_NS / 1e6);
 	pl_json_u64(j, "resyncs", h->resyncs);
 	pl_json_u64(j, "resync_errors", h->resync_errors);
-	pl_json_u64(j, "reference_window_ns", h->window_ns);
+	pl_json_u64(j, "reference_window_ns", h->clk.window_ns);
 	pl_json_u64(j, "stamped", h->stamped);
 	pl_json_u64(j, "unstamped", h->unstamped);
 	pl_json_u64(j, "stamp_after_poll", h->after_poll);
@@ -345,5 +315,5 @@ void hwstamp_verbs_table(FILE *f, const struct verbs_rx *rx)
 		(unsigned long long)h->unstamped,
 		(unsigned long long)h->after_poll,
 		(unsigned long long)h->resyncs,
-		(unsigned long long)h->window_ns);
+		(unsigned long long)h->clk.window_ns);
 }

@@ -8,6 +8,7 @@
 #ifndef PATHLAB_RX_VERBS_H
 #define PATHLAB_RX_VERBS_H
 
+#include "nicclock.h"
 #include "report.h"
 #include "run.h"
 #include "rx.h"
@@ -32,6 +33,12 @@ struct rx_cfg {
 	bool hw_stamps; /* split each latency at the completion's stamp */
 };
 
+/*
+ * opts_verbs.c: the command line into c, its defaults first, checked: -1
+ * to go on, or the exit code (0 after --help, 2 after a bad option).
+ */
+int verbs_options(int argc, char **argv, struct rx_cfg *c);
+
 struct gpu_verbs;
 struct verbs_rx;
 
@@ -47,15 +54,11 @@ typedef void rx_loop_fn(struct verbs_rx *rx);
  * the offset CLOCK_REALTIME - CLOCK_MONOTONIC instead.
  */
 struct verbs_hwconv {
-	bool wallclock;	    /* stamps in ns of the NIC's real-time clock */
-	bool valid;	    /* the reference below was measured */
-	uint64_t mask;	    /* completion_timestamp_mask: the stamp's bits */
-	uint64_t khz;	    /* hca_core_clock: the tick rate */
-	uint64_t ref_ticks; /* the NIC's clock read ... */
-	uint64_t ref_ns;    /* ... at this CLOCK_MONOTONIC time */
-	int64_t off;	    /* wallclock: CLOCK_REALTIME - CLOCK_MONOTONIC */
-	uint64_t window_ns; /* the best reference read took this long */
-	uint64_t next_ns;   /* when to measure the reference again */
+	bool wallclock; /* stamps in ns of the NIC's real-time clock */
+	uint64_t mask;	/* completion_timestamp_mask: the stamp's bits */
+	uint64_t khz;	/* hca_core_clock: the tick rate */
+	struct pl_nicclock clk; /* the stamp's clock against CLOCK_MONOTONIC */
+	uint64_t next_ns;	/* when to read it again */
 	uint64_t stamped, unstamped, after_poll, resyncs, resync_errors;
 };
 
@@ -204,6 +207,14 @@ int verbs_accept_sender(void *arg);
 
 /* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
 rx_loop_fn verbs_traced_loop;
+
+/* One burst of n completions in a traced loop: trace them while *unit <
+ * trace.units, repost their buffers; non-zero ends the run. */
+typedef int verbs_trace_burst_fn(struct verbs_rx *rx, int n, uint32_t *unit);
+
+/* Poll with burst_fn until --trace N messages are traced, then rx_plain:
+ * the traced loops of the CPU and the GPU variant (trace_verbs.c). */
+void verbs_trace_loop(struct verbs_rx *rx, verbs_trace_burst_fn *burst_fn);
 
 /* trace_verbs.c: device, PD, CQ, MR (and QP with --oob) as setup events. */
 void verbs_trace_setup(struct verbs_rx *rx);

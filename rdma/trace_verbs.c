@@ -127,8 +127,7 @@ static void traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 			     (uint64_t)k, 0);
 }
 
-/* Trace the first messages, then hand over to the plain loop. */
-void verbs_traced_loop(struct verbs_rx *rx)
+void verbs_trace_loop(struct verbs_rx *rx, verbs_trace_burst_fn *burst_fn)
 {
 	struct pl_trace *t = &rx->trace;
 	uint32_t unit = 0;
@@ -142,8 +141,24 @@ void verbs_traced_loop(struct verbs_rx *rx)
 			rx->empty++;
 			continue;
 		}
-		traced_burst(rx, n, &unit);
+		if (burst_fn(rx, n, &unit)) {
+			pl_trace_close(t);
+			return; /* an error that ends the run */
+		}
 	}
 	pl_trace_close(t);
 	rx->rx_plain(rx);
+}
+
+/* One traced burst of the CPU loop: it never ends the run. */
+static int cpu_traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
+{
+	traced_burst(rx, n, unit);
+	return 0;
+}
+
+/* Trace the first messages, then hand over to the plain loop. */
+void verbs_traced_loop(struct verbs_rx *rx)
+{
+	verbs_trace_loop(rx, cpu_traced_burst);
 }

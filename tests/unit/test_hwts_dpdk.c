@@ -52,10 +52,10 @@ static void test_ticks(void)
 	memset(&h, 0, sizeof(h));
 	CHECK_EQ_U(hwts_ns(&h, nic_raw(&c, m0)), 0);
 	hwts_anchor(&h, nic_raw(&c, m0), m0);
-	CHECK(!h.valid);
+	CHECK(!h.clk.valid);
 	CHECK_EQ_U(hwts_ns(&h, nic_raw(&c, m0)), 0);
 	CHECK(hwts_fit(&h, nic_raw(&c, m1), m1));
-	CHECK(h.valid);
+	CHECK(h.clk.valid);
 	CHECK(fabs(hwts_hz(&h) - 156.25e6) < 156.25e6 * 1e-6);
 	CHECK(!hwts_in_ns(&h));
 	/* Within a tick (6.4 ns) either side of the latest sample. */
@@ -125,7 +125,7 @@ static void test_step_back(void)
 	CHECK(hwts_fit(&h, nic_raw(&c, m1), m1));
 	c.off -= 5000000000ull; /* 5 s back */
 	CHECK(!hwts_fit(&h, nic_raw(&c, m2), m2));
-	CHECK(h.valid);
+	CHECK(h.clk.valid);
 	CHECK_EQ_U(h.anchor_mono, m2);
 	CHECK(diff(hwts_ns(&h, nic_raw(&c, m2 + 4000000)), m2 + 4000000) <= 1);
 	CHECK(hwts_fit(&h, nic_raw(&c, m2 + 10000000), m2 + 10000000));
