@@ -49,7 +49,8 @@ TMP=$(mktemp -d)
 RXPID=""
 cleanup() {
 	[ -n "$RXPID" ] && kill -KILL "$RXPID" 2>/dev/null
-	topo_down >/dev/null 2>&1
+	topo_down >/dev/null ||
+		echo "dpdk.sh: taking the lab $PATHLAB_PREFIX down failed" >&2
 	rm -rf "$TMP" "/var/run/dpdk/pltpmd-$$"
 }
 trap cleanup EXIT
@@ -165,18 +166,18 @@ for ((t = 1; t <= TRIALS; t++)); do
 done
 
 # Median, min and max of column C for receiver W.
-stat() { # W C
+col_stats() { # W C
 	awk -v w="$1" -v c="$2" '$1 == w { print $c }' "$TMP/results" | sort -g |
 		awk '{ v[NR] = $1 } END {
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 			printf "%.1f %.1f %.1f\n", m, v[1], v[NR] }'
 }
-read -r ak amin amax <<<"$(stat a 2)"
-read -r bk bmin bmax <<<"$(stat b 2)"
-read -r ac acmin acmax <<<"$(stat a 3)"
-read -r bc bcmin bcmax <<<"$(stat b 3)"
-read -r ar armin armax <<<"$(stat a 4)"
-read -r br brmin brmax <<<"$(stat b 4)"
+read -r ak amin amax <<<"$(col_stats a 2)"
+read -r bk bmin bmax <<<"$(col_stats b 2)"
+read -r ac acmin acmax <<<"$(col_stats a 3)"
+read -r bc bcmin bcmax <<<"$(col_stats b 3)"
+read -r ar armin armax <<<"$(col_stats a 4)"
+read -r br brmin brmax <<<"$(col_stats b 4)"
 r0() { printf %.0f "$1"; }
 echo
 echo "| $VDEV on veth, in a VM | rate, kpps (median, min-max) | system cycles/packet (median, min-max) | receive-core cycles/packet (median, min-max) |"

@@ -365,7 +365,7 @@ topo_napi_pids() {
 # Print the identity of namespace NS: the device and inode of its nsfs file,
 # unique while it lives (a namespace of the same name made later differs).
 topo__ns_id() {
-	stat -L -c %d:%i "$PL_NETNS_DIR/$1" 2>/dev/null
+	command stat -L -c %d:%i "$PL_NETNS_DIR/$1" 2>/dev/null
 }
 
 # Create namespace NS and mark it ours.

@@ -3,7 +3,8 @@
 # else's whose name collides with the lab's (PREFIX-rx) is refused by
 # topo_up and topo_down alike: it stays, and so does the process in it
 # (teardown used to kill its processes and delete it). The lab's own
-# namespaces still come and go, and leave no mark behind.
+# namespaces still come and go, and leave no mark behind, even when the
+# caller shadows a command the lab uses.
 set -u
 . "$(dirname "$0")/lib.sh"
 netns_require_root
@@ -30,6 +31,17 @@ if ! ns_exists "$PATHLAB_PREFIX-tx" && ! ns_exists "$PATHLAB_PREFIX-rx" &&
 	ok "own lab: no namespace or mark left"
 else
 	bad "own lab left a namespace or its mark"
+fi
+
+# A script that sources the lab and defines a function of a command's name
+# (a benchmark's stat() once did): the lab still knows its own namespaces.
+# Up before it is defined, down after, as in that script.
+if topo_up >/dev/null && (stat() { echo "0 0 0"; } && topo_down) &&
+	! ns_exists "$PATHLAB_PREFIX-rx"; then
+	ok "own lab up and down under a caller's stat() function"
+else
+	bad "a caller's stat() function left the lab up (or failed it)"
+	topo_down >/dev/null 2>&1
 fi
 
 # Someone else's namespace with the lab's name, and a process in it.
