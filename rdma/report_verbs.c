@@ -51,7 +51,7 @@ static bool same_device(const struct verbs_rx *rx)
 struct rx_sums {
 	uint64_t completions, polls, empty, arms, waits, reads, events;
 	uint64_t wc_errors, recv_posts, post_errors;
-	uint64_t imm_completions, imm_bad_slot, leftover;
+	uint64_t imm_completions, imm_bad_slot, leftover, after_end;
 	uint64_t reflected, reflect_errors, reflect_posts, reflect_wrs;
 	uint64_t reflect_ahs;
 	int last_wc_status; /* of a queue that had an error */
@@ -79,6 +79,7 @@ static void rx_sum(const struct verbs_rx *rx, struct rx_sums *s)
 		s->imm_completions += q->imm_completions;
 		s->imm_bad_slot += q->imm_bad_slot;
 		s->leftover += q->leftover;
+		s->after_end += q->after_end;
 		s->reflected += q->reflected;
 		s->reflect_errors += q->reflect_errors;
 		s->reflect_posts += q->reflect_posts;
@@ -104,6 +105,27 @@ uint64_t rx_verbs_syscalls(const struct verbs_rx *rx)
 #define REFLECT_DRAIN_NS 200000000ull
 
 /*
+ * True if a receive left in the CQ after the run holds a data message:
+ * one the sequence count calls lost, though it came (after the run's last
+ * poll). Read without counting anything, as the loops do not see it; an
+ * end marker is not data, and device memory (--gpu) is not read here.
+ */
+static bool leftover_data(const struct verbs_rx *rx, const struct ibv_wc *wc)
+{
+	uint32_t slot =
+		rx->write_imm ? ntohl(wc->imm_data) : (uint32_t)wc->wr_id;
+	struct pl_pkt p;
+
+	if (wc->status != IBV_WC_SUCCESS || rx->gpu || slot >= rx->ep.slots ||
+	    wc->byte_len > VERBS_SLOT || wc->byte_len < rx->grh)
+		return false;
+	return pl_parse_payload(rx->ep.buf + (size_t)slot * VERBS_SLOT +
+					rx->grh,
+				wc->byte_len - rx->grh, &p) == PL_OK &&
+	       !(p.flags & PL_FLAG_END);
+}
+
+/*
  * Take what is left in one queue's CQ: receives the loop did not see, and
  * (--reflect) the completions of sends still in flight when it ended,
  * which are waited for a little.
@@ -116,10 +138,12 @@ static void drain_queue(struct verbs_rx *rx)
 	for (;;) {
 		n = ibv_poll_cq(rx->ep.cq, VERBS_MAX_BATCH, rx->wc);
 		for (i = 0; i < n; i++) {
-			if (rx->wc[i].wr_id & VERBS_SEND_TAG)
+			if (rx->wc[i].wr_id & VERBS_SEND_TAG) {
 				reflect_done(rx, &rx->wc[i]);
-			else
-				rx->leftover++;
+				continue;
+			}
+			rx->leftover++;
+			rx->after_end += leftover_data(rx, &rx->wc[i]);
 		}
 		if (n > 0)
 			continue;
@@ -151,6 +175,8 @@ void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r)
 		rx->ud_dropped = rcvd - seen;
 	if (rx->cfg->v.mode == VERBS_UD)
 		pl_report_drop(r, "rx_ud_rq_empty", rx->ud_dropped);
+	/* Data that came after the run's last poll: lost to the run. */
+	pl_report_drop(r, "rx_after_end", s.after_end);
 	r->syscalls = 0;
 	for (q = 0; q < rx->nqueues; q++)
 		r->syscalls += rx_verbs_syscalls(&rx->queues[q]);
@@ -300,6 +326,7 @@ void rx_verbs_json(struct pl_json *j, void *arg)
 	pl_json_u64(j, "imm_last_slot", rx->imm_last);
 	pl_json_u64(j, "imm_bad_slot", s.imm_bad_slot);
 	pl_json_u64(j, "leftover_completions", s.leftover);
+	pl_json_u64(j, "leftover_data", s.after_end);
 	pl_json_u64(j, "rnr_naks_sent",
 		    verbs_hwctr_delta(a, b, "send_rnr_err"));
 	pl_json_u64(j, "ud_rq_empty_drops", rx->ud_dropped);

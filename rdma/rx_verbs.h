@@ -104,7 +104,7 @@ struct verbs_rx {
 	unsigned npeers;
 	/* counted around the run */
 	const char *ifname;
-	uint64_t leftover, ud_dropped;
+	uint64_t leftover, after_end, ud_dropped; /* after the run */
 	struct pl_sysctr before, after;
 	struct verbs_hwctr hw_before, hw_after;
 	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */

@@ -163,7 +163,7 @@ f=$OUT/ud_starved.json
 # packets to the sender: near, not exact.
 exact='.unattributed == 0'
 [ "$PL_VM_TOPO" != loopback ] || exact='(.unattributed | fabs) <= 3'
-check "ud starved: every loss attributed to the empty receive queue" \
+check "ud starved: every loss attributed (the empty receive queue, or in the CQ after the last poll)" \
 	"$exact and .received + .lost == .sent" "$f" \
 	'{sent, received, lost, drops, unattributed, end_markers_lost}'
 run_pair rc_starved "$RX --count 0 --mode rc --depth 16 --batch 4 --cq event" \
@@ -424,5 +424,6 @@ direct_compare
 . "$REPO/tests/rdma/peer.sh"
 peer_compare
 
+fails_again
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -12,6 +12,7 @@ TX_VERBS=$BUILD/rdma/pathlab-tx-verbs
 MERGE=$REPO/labs/lib/merge.jq
 PASS=0
 FAIL=0
+FAILED=()
 
 # Count one result: ok DESCRIPTION, or bad DESCRIPTION [DETAIL].
 ok() {
@@ -20,7 +21,16 @@ ok() {
 }
 bad() {
 	FAIL=$((FAIL + 1))
+	FAILED+=("$1")
 	echo "FAIL $1${2:+: $2}"
+}
+
+# Name the failed checks again at the end: a long log is shown by its tail.
+fails_again() {
+	local f
+	for f in "${FAILED[@]}"; do
+		echo "failed: $f"
+	done
 }
 
 # check DESC JQ-EXPR FILE [JQ-TO-SHOW]: pass if the expression is true.
