@@ -61,60 +61,6 @@ static inline bool rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
 	       (p.flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
 }
 
-/* Send queue room: one per buffer with --reflect, else none is used. */
-static unsigned send_depth(const struct verbs_rx *rx)
-{
-	return rx->reflect ? rx->depth : 1;
-}
-
-/*
- * The last step before the sender may use this QP: fill its receive queue
- * (every slot of the ring, a batch per call). After the last queue's, take
- * the run's "before" snapshots, so that the counters see every data packet
- * and no connection message.
- */
-static int before_accept(void *arg)
-{
-	struct verbs_rx *first;
-	struct verbs_rx *rx = arg;
-	uint32_t slot[VERBS_MAX_BATCH];
-	unsigned i, k, n;
-	int err = 0;
-
-	for (i = 0; i < rx->depth && !err; i += n) {
-		n = rx->depth - i < VERBS_MAX_BATCH ? rx->depth - i
-						    : VERBS_MAX_BATCH;
-		for (k = 0; k < n; k++)
-			slot[k] = i + k;
-		err = verbs_post(rx, slot, (int)n);
-	}
-	if (rx->cfg->rx.trace)
-		verbs_trace_posted(rx);
-	if (rx->queue + 1 < rx->nqueues)
-		return err;
-	first = &rx->queues[0];
-	verbs_hwctr_read(&first->ep.where, &first->hw_before);
-	pl_sysctr_read(&first->before, first->ifname);
-	return err;
-}
-
-/*
- * Let the sender connect (once we said we are ready): every queue's QP in
- * turn, each on its own port; the last one takes "before".
- */
-int verbs_accept_sender(void *arg)
-{
-	struct verbs_rx *rxq = arg;
-	unsigned q;
-	int err = 0;
-
-	for (q = 0; q < rxq->nqueues && !err; q++)
-		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
-				   send_depth(&rxq[q]), rxq[q].depth,
-				   before_accept, &rxq[q]);
-	return err;
-}
-
 /* The loops below, for choose_loop(). */
 static void event_loop(struct verbs_rx *rx);
 

@@ -199,12 +199,6 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 /* rx_verbs.c: busy-poll the CQ from user space. */
 rx_loop_fn verbs_rx_loop;
 
-/*
- * rx_verbs.c: let the sender connect to every queue's QP in turn (the
- * window's open step: the last queue takes "before"); 0 or -errno.
- */
-int verbs_accept_sender(void *arg);
-
 /* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
 rx_loop_fn verbs_traced_loop;
 
@@ -297,5 +291,11 @@ uint64_t rx_verbs_syscalls(const struct verbs_rx *rx);
 void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r);
 void rx_verbs_json(struct pl_json *j, void *arg);
 void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c);
+
+/* Send queue room: one per buffer with --reflect, else none is used. */
+static inline unsigned send_depth(const struct verbs_rx *rx)
+{
+	return rx->reflect ? rx->depth : 1;
+}
 
 #endif
