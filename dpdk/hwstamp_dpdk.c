@@ -128,8 +128,8 @@ void hwts_resync(struct dpdk_hwts *h, uint64_t now)
 
 	h->next_ns = now + HWTS_RESYNC_NS;
 	if (hwts_sample(h, &raw, &mono)) {
-		h->clk.valid =
-			false; /* skip, rather than guess, until it reads */
+		/* Skip, rather than guess, until it reads again. */
+		h->clk.valid = false;
 		h->resync_failures++;
 		return;
 	}

@@ -118,11 +118,11 @@ static const char *check_step(const struct pl_gpu_res *r)
 /*
  * gpu_burst() with the first messages traced while *unit < t->units: the
  * completion, the NIC's write into device memory, the consumer's verdict
- * and the repost.
+ * and the repost. A verbs_trace_burst_fn: the GPU's error ends the run.
  */
-static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
-			     uint32_t *unit)
+static int gpu_traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 {
+	struct gpu_verbs *gv = rx->gpu;
 	uint64_t dev = (uintptr_t)gv->dev, bytes = 0;
 	uint32_t slot[VERBS_MAX_BATCH], of[VERBS_MAX_BATCH],
 		imm[VERBS_MAX_BATCH];
@@ -156,7 +156,7 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 		if (err) {
 			gv->err = err;
 			pl_run_request_stop(rx->run);
-			return;
+			return err; /* ends the traced loop, no plain one */
 		}
 		pl_gpu_account(&rx->stats, gv->b.res, d, pl_now_ns());
 	}
@@ -184,21 +184,13 @@ static void gpu_traced_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n,
 			     "repost the buffer (ibv_post_recv)",
 			     "wr_id call count", rx->wc[of[i]].wr_id,
 			     rx->recv_posts, (uint64_t)k, 0);
-}
-
-/* One traced burst of the GPU loop: a failed GPU step ends the run. */
-static int gpu_traced_one(struct verbs_rx *rx, int n, uint32_t *unit)
-{
-	struct gpu_verbs *gv = rx->gpu;
-
-	gpu_traced_burst(rx, gv, n, unit);
-	return gv->err;
+	return 0;
 }
 
 /* The traced GPU loop: --trace N messages step by step, then the plain one. */
 void gpu_verbs_traced_loop(struct verbs_rx *rx)
 {
-	verbs_trace_loop(rx, gpu_traced_one);
+	verbs_trace_loop(rx, gpu_traced_burst);
 }
 
 void gpu_verbs_trace(struct verbs_rx *rx)

@@ -112,16 +112,15 @@ uint64_t rx_verbs_syscalls(const struct verbs_rx *rx)
  */
 static bool leftover_data(const struct verbs_rx *rx, const struct ibv_wc *wc)
 {
-	uint32_t slot =
-		rx->write_imm ? ntohl(wc->imm_data) : (uint32_t)wc->wr_id;
 	struct pl_pkt p;
+	size_t off;
+	uint32_t len;
 
-	if (wc->status != IBV_WC_SUCCESS || rx->gpu || slot >= rx->ep.slots ||
-	    wc->byte_len > VERBS_SLOT || wc->byte_len < rx->grh)
+	if (wc->status != IBV_WC_SUCCESS || rx->gpu ||
+	    verbs_locate(rx, wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM, wc->wr_id,
+			 wc->byte_len, wc->imm_data, &off, &len) != VERBS_OK)
 		return false;
-	return pl_parse_payload(rx->ep.buf + (size_t)slot * VERBS_SLOT +
-					rx->grh,
-				wc->byte_len - rx->grh, &p) == PL_OK &&
+	return pl_parse_payload(rx->ep.buf + off, len, &p) == PL_OK &&
 	       !(p.flags & PL_FLAG_END);
 }
 

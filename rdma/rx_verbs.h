@@ -120,41 +120,59 @@ struct verbs_rx {
 };
 
 /* 8< verbs-decode */
+/* Why a completed message may not be read (VERBS_OK: it may). */
+enum verbs_fault { VERBS_OK, VERBS_BAD_SLOT, VERBS_TOO_LONG, VERBS_CUT };
+
 /*
  * Where the message of one successful receive completion lies: *len bytes
  * from byte *off of the ring. SEND: in the slot it was posted for (wr_id),
  * UD's 40-byte GRH first. WRITE with immediate (write_imm): where the peer
  * wrote it, the slot its immediate names (imm_be, network order). All of
  * it comes from the peer, so it is checked before a byte is read: an
- * immediate past the ring counts in imm_bad_slot; a length past the slot
- * counts as a bad message (too_long), one that does not even cover the
- * GRH as a cut-off header (ip_trunc). True when the message may be read;
- * the posted slot goes back to the ring either way.
+ * immediate past the ring, a length past the slot, a length that does not
+ * even cover the GRH. Nothing is counted here.
+ */
+static inline enum verbs_fault verbs_locate(const struct verbs_rx *rx,
+					    bool write_imm, uint64_t wr_id,
+					    uint32_t byte_len, uint32_t imm_be,
+					    size_t *off, uint32_t *len)
+{
+	uint32_t slot = write_imm ? ntohl(imm_be) : (uint32_t)wr_id;
+
+	if (slot >= rx->ep.slots)
+		return VERBS_BAD_SLOT;
+	if (byte_len > VERBS_SLOT)
+		return VERBS_TOO_LONG;
+	if (byte_len < rx->grh)
+		return VERBS_CUT;
+	*off = (size_t)slot * VERBS_SLOT + rx->grh;
+	*len = byte_len - rx->grh;
+	return VERBS_OK;
+}
+
+/*
+ * verbs_locate(), counted: an immediate past the ring in imm_bad_slot, a
+ * length past the slot as a bad message (too_long), one short of the GRH
+ * as a cut-off header (ip_trunc). True when the message may be read; the
+ * posted slot goes back to the ring either way.
  */
 static inline bool verbs_decode(struct verbs_rx *rx, bool write_imm,
 				uint64_t wr_id, uint32_t byte_len,
 				uint32_t imm_be, size_t *off, uint32_t *len)
 {
-	uint32_t slot = (uint32_t)wr_id;
+	enum verbs_fault f =
+		verbs_locate(rx, write_imm, wr_id, byte_len, imm_be, off, len);
 
 	if (write_imm) {
 		rx->imm_last = ntohl(imm_be);
 		rx->imm_completions++;
-		if (rx->imm_last >= rx->ep.slots) {
-			rx->imm_bad_slot++;
-			return false;
-		}
-		slot = rx->imm_last;
+		rx->imm_bad_slot += f == VERBS_BAD_SLOT;
 	}
-	if (byte_len > VERBS_SLOT || byte_len < rx->grh) {
-		pl_stats_reject(&rx->stats, byte_len > VERBS_SLOT
+	if (f == VERBS_TOO_LONG || f == VERBS_CUT)
+		pl_stats_reject(&rx->stats, f == VERBS_TOO_LONG
 						    ? PL_BAD_TOO_LONG
 						    : PL_BAD_IP_TRUNC);
-		return false;
-	}
-	*off = (size_t)slot * VERBS_SLOT + rx->grh;
-	*len = byte_len - rx->grh;
-	return true;
+	return f == VERBS_OK;
 }
 /* >8 verbs-decode */
 

@@ -71,8 +71,9 @@ void verbs_trace_posted(struct verbs_rx *rx)
 /*
  * Trace the completions of one poll while *unit < t->units and account
  * them all, as rx_burst() does; then repost their buffers in one call.
+ * A verbs_trace_burst_fn: 0, it never ends the run.
  */
-static void traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
+static int traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 {
 	struct pl_trace *t = &rx->trace;
 	uint32_t slot[VERBS_MAX_BATCH], tunit[VERBS_MAX_BATCH],
@@ -125,6 +126,7 @@ static void traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 			     "repost the buffer (ibv_post_recv)",
 			     "wr_id call count", tslot[i], rx->recv_posts,
 			     (uint64_t)k, 0);
+	return 0; /* the CPU loop never ends the run here */
 }
 
 void verbs_trace_loop(struct verbs_rx *rx, verbs_trace_burst_fn *burst_fn)
@@ -150,15 +152,8 @@ void verbs_trace_loop(struct verbs_rx *rx, verbs_trace_burst_fn *burst_fn)
 	rx->rx_plain(rx);
 }
 
-/* One traced burst of the CPU loop: it never ends the run. */
-static int cpu_traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
-{
-	traced_burst(rx, n, unit);
-	return 0;
-}
-
 /* Trace the first messages, then hand over to the plain loop. */
 void verbs_traced_loop(struct verbs_rx *rx)
 {
-	verbs_trace_loop(rx, cpu_traced_burst);
+	verbs_trace_loop(rx, traced_burst);
 }
