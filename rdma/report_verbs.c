@@ -152,8 +152,8 @@ static void drain_queue(struct verbs_rx *rx)
 }
 
 /*
- * After the run: completions left in the CQ, and the losses. On UD a
- * message that finds no posted buffer is dropped without a trace but for
+ * After the run, the losses (the CQs were drained as the loop ended). On
+ * UD a message that finds no posted buffer is dropped without a trace but for
  * rxe's rcvd_pkts, which counts it: what rxe received and we never
  * completed is what the empty receive queue cost. On RC the same shortage
  * is an RNR NAK to the sender, which retries: no loss, only delay.
@@ -164,8 +164,6 @@ void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r)
 	uint64_t rcvd, seen;
 	unsigned q;
 
-	for (q = 0; q < rx->nqueues; q++)
-		drain_queue(&rx->queues[q]);
 	rx_sum(rx, &s);
 	rcvd = verbs_hwctr_delta(&rx->hw_before, &rx->hw_after, "rcvd_pkts");
 	/* One device for both ends: it also received our reflections. */
@@ -391,11 +389,19 @@ static void verbs_queue_loop(void *arg, unsigned q)
 	rxq[q].rx_loop(&rxq[q]);
 }
 
-/* rxe's counters, read the moment the loop ends. */
+/* The CQs drained and rxe's counters read, the moment the loop ends. */
 static void hwctr_after_loop(void *arg)
 {
 	struct verbs_rx *rx = arg;
+	unsigned q;
 
+	/*
+	 * What is left in the CQs first, then rxe's counters: rcvd_pkts then
+	 * counts every message we have seen and none that came later (an
+	 * end marker of a later round, taken for a receive-queue drop).
+	 */
+	for (q = 0; q < rx->nqueues; q++)
+		drain_queue(&rx->queues[q]);
 	verbs_hwctr_read(&rx->ep.where, &rx->hw_after);
 }
 
