@@ -32,6 +32,15 @@ pl_wait_gone() {
 	! pl_alive "$pid"
 }
 
+# End PID: TERM, then KILL after 3 s, and wait (2 s more) until it is gone,
+# so that what it tears down on exit (an XDP program, a socket) is gone too.
+pl_end() {
+	kill -TERM "$1" 2>/dev/null
+	pl_wait_gone "$1" 3 && return 0
+	kill -KILL "$1" 2>/dev/null
+	pl_wait_gone "$1" 2
+}
+
 # Print PID's start time (clock ticks since boot): with the PID, it names
 # one process, never a later one that reuses the number.
 pl_start_time() {
@@ -74,8 +83,7 @@ pl__undo() {
 			[ "$(pl_start_time "$a")" != "$b" ]; then
 			continue # not a process, or not the one we started
 		fi
-		kill -TERM "$a" 2>/dev/null
-		pl_wait_gone "$a" 3 || kill -KILL "$a" 2>/dev/null
+		pl_end "$a" || :
 	done <"$1"
 	! grep -qx nf-here "$1" || TR_HERE=1 tr_nf_remove
 	while read -r what a b; do
@@ -120,8 +128,7 @@ pl_stop_tracked() {
 	local pid
 	for pid in "${PL_PIDS[@]}"; do
 		pl_alive "$pid" || continue
-		kill -TERM "$pid" 2>/dev/null
-		pl_wait_gone "$pid" 3 || kill -KILL "$pid" 2>/dev/null
+		pl_end "$pid" || :
 	done
 	PL_PIDS=()
 }

@@ -142,10 +142,25 @@ no_neigh_left() {
 
 # True if the run left nothing on pl-rx0 (no XDP program) and no process
 # in either namespace.
-nothing_left() {
+left_now() {
 	! ip -n "$(topo_ns rx)" -d link show dev "$PL_RX_IF" | grep -q 'prog/xdp' &&
 		[ -z "$(ip netns pids "$(topo_ns rx)")" ] &&
 		[ -z "$(ip netns pids "$TX")" ]
+}
+# A process compare ended may take a moment to be reaped: wait up to 3 s,
+# then say what is still there.
+nothing_left() {
+	local _ pid
+	for _ in $(seq 30); do
+		left_now && return 0
+		sleep 0.1
+	done
+	for pid in $(ip netns pids "$(topo_ns rx)") $(ip netns pids "$TX"); do
+		echo "     left: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+	done
+	ip -n "$(topo_ns rx)" -d link show dev "$PL_RX_IF" | grep 'prog/xdp' |
+		sed 's/^/     left: /'
+	return 1
 }
 
 # pathlab-rx-socket --hw-stamps on veth: exit 77 and the reason.
