@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# meta.sh - the exercises' meta-test: for every exercise, every graded case
-# passes on the reference solution and fails on the untouched student
-# skeleton. A case that passes on the skeleton cannot fail: a bug. A
-# skipped case (no root, no RDMA device or VM) is neither: it is reported.
-# Then the cheats (exercises/solutions/cheats/): a student file that calls
-# the reference, one that calls exit(0); no case may pass on either.
-# It runs the tests the build already has (both variants are built into
-# one build directory), with the grader's own functions (labs/lib/grade.sh).
+# meta.sh - the exercises' meta-test.
+#
+# 1. For every exercise, every graded case passes on the reference
+#    solution and fails on the untouched student skeleton. A case that
+#    passes on the skeleton cannot fail: a bug. A skipped case (no root,
+#    no RDMA device or VM) is neither: it is reported.
+# 2. The red team (exercises/solutions/cheats/): every cheat the build
+#    has for the exercise is built and graded like a student's files; no
+#    cheat may earn a single point. A cheat that does not build earns
+#    nothing, as a student's would not.
+# 3. Coverage: every exercise has a cheat that knows the answers to the
+#    inputs it can see (cheats/table/NN-name/), and the generic cheat
+#    that prints verdicts knows every case of every exercise. A new
+#    exercise cannot land without them.
+#
+# It runs the tests the build already has, with the grader's own
+# functions (labs/lib/grade.sh), each with a fresh seed.
 #
 #   MESON_BUILD_ROOT=build bash exercises/lib/meta.sh [NN...]
 # shellcheck source-path=SCRIPTDIR/../..
@@ -33,68 +42,34 @@ fi
 work=$PATHLAB_BUILD/grade/meta
 rm -rf "$work"
 mkdir -p "$work"
-bad=0 ok=0 skipped=0 cheats=0 t0=$SECONDS
+bad=0 ok=0 skipped=0 tried=0 earned=0 t0=$SECONDS
+CASES_H=$PATHLAB_ROOT/exercises/solutions/cheats/generic/print-grade-cases.h
 
-# Grade cheat $2 (ref or exit) of exercise $1: no case may pass on it. A
-# cheat the build has no test for must not compile (a poisoned reference).
+# Grade red-team test $2 of exercise $1: it must earn no point.
 meta__cheat() {
-	local ex=$1 kind=$2 test=$1-cheat-$2 res src cmd n pass
-	res=$work/$ex.cheat-$kind
-	if grade__tests "$PATHLAB_BUILD" "cheat-$kind" | grep -qx "$test"; then
-		grade__run "$PATHLAB_BUILD" "$test" "$res"
-		n=$(grep -c . "$res")
-		pass=$(grep -c '^PASS ' "$res")
-		if [ "$pass" -gt 0 ]; then
-			bad=$((bad + 1))
-			echo "  BUG: cheat '$kind' passes $pass of $n cases:" \
-				"$(grep -m1 '^PASS ' "$res" | cut -d' ' -f3)"
-		elif grep -q '^SKIP ' "$res"; then
-			skipped=$((skipped + 1))
-			echo "  cheat '$kind': skipped: $(grep -m1 '^SKIP ' "$res" | cut -d' ' -f4- | cut -c1-80)"
-		else
-			cheats=$((cheats + 1))
-			echo "  cheat '$kind': fails all $n cases:" \
-				"$(head -1 "$res" | cut -d' ' -f4- | cut -c1-70)"
-		fi
-		return
-	fi
-	src=$(find "$PATHLAB_ROOT/exercises/solutions/cheats/$kind/$ex" \
-		-name '*.c' 2>/dev/null | head -1)
-	if [ -z "$src" ]; then
-		# 04, 06, 07, 08: the functions they are modelled on are static
-		# in their receivers, which no test links; 12 to 14: the device
-		# is a model, no reference; 05, 11, 15: nothing of the student's
-		# runs in the grader's process.
-		echo "  cheat '$kind': none (nothing to call: no reference is in the test's link, or no student code runs in it)"
-		return
-	fi
-	# Compile it as the student file is compiled: it must not.
-	cmd=$(jq -r --arg f "exercises/$ex/" '[.[] | select(.file | contains($f))
-		| select(.output | contains("-student.p/"))
-		| select(.file | test("test_") | not)][0].command' \
-		"$PATHLAB_BUILD/compile_commands.json")
-	if [ -z "$cmd" ] || [ "$cmd" = null ]; then
-		echo "  cheat '$kind': no compile command for $ex in the build"
+	local ex=$1 test=$2 res=$work/$2 err n pts why
+	err=$(grade__build "$PATHLAB_BUILD" "$test" "$res.build.log")
+	grade__run "$PATHLAB_BUILD" "$test" "$res" "$err"
+	n=$(grep -c . "$res")
+	pts=$(awk '$1 == "PASS" { s += $2 } END { print s + 0 }' "$res")
+	tried=$((tried + 1))
+	earned=$((earned + pts))
+	why=$(grep -m1 -v '^PASS ' "$res" | cut -d' ' -f4- | cut -c1-70)
+	if [ "$pts" -gt 0 ]; then
 		bad=$((bad + 1))
-		return
-	fi
-	cmd=$(sed -E 's/ -o .*//; s/ -M[DQF]( [^ ]+)?//g; s/ -MD//g' <<<"$cmd")
-	if (cd "$PATHLAB_BUILD" && eval "$cmd -fdiagnostics-color=never -fsyntax-only $src") \
-		>"$res.log" 2>&1; then
-		bad=$((bad + 1))
-		echo "  BUG: cheat '$kind' compiles: the reference is reachable"
+		echo "  BUG: ${test#"$ex"-} earns $pts points:" \
+			"$(grep '^PASS ' "$res" | cut -d' ' -f3 | paste -sd' ')"
+	elif [ "$(grep -c '^SKIP ' "$res")" -eq "$n" ]; then
+		skipped=$((skipped + 1))
+		echo "  ${test#"$ex"-}: skipped: $why"
 	else
-		cheats=$((cheats + 1))
-		echo "  cheat '$kind': does not compile: $(grep -m1 error "$res.log" | sed 's/.*error: //' | cut -c1-70)"
+		echo "  ${test#"$ex"-}: 0 points of $n cases: $why"
 	fi
 }
 
-printf '%-40s %-8s %-8s %s\n' "exercise/case" solution skeleton verdict
-for sol in "${sols[@]}"; do
-	ex=${sol%-solution}
-	t1=$SECONDS
-	grade__run "$PATHLAB_BUILD" "$sol" "$work/$ex.solution"
-	grade__run "$PATHLAB_BUILD" "$ex-student" "$work/$ex.student"
+# Compare the solution's and the skeleton's results of exercise $1.
+meta__cases() {
+	local ex=$1 s_status name s_why st_line st_status st_why verdict
 	if ! diff <(cut -d' ' -f2,3 "$work/$ex.solution") \
 		<(cut -d' ' -f2,3 "$work/$ex.student") >/dev/null; then
 		echo "$ex: the two variants list different cases"
@@ -122,15 +97,37 @@ for sol in "${sols[@]}"; do
 		esac
 		printf '%-40s %-8s %-8s %s\n' "$name" "$s_status" \
 			"${st_status:-none}" "$(cut -c1-100 <<<"$verdict")"
+		if ! grep -qF "\"$name\"" "$CASES_H"; then
+			echo "  BUG: the red team's print-grade does not know $name ($CASES_H)"
+			bad=$((bad + 1))
+		fi
 	done <"$work/$ex.solution"
-	for kind in ref exit; do
-		meta__cheat "$ex" "$kind"
+}
+
+mapfile -t cheats < <(grade__tests "$PATHLAB_BUILD" redteam "$@")
+printf '%-40s %-8s %-8s %s\n' "exercise/case" solution skeleton verdict
+for sol in "${sols[@]}"; do
+	ex=${sol%-solution}
+	t1=$SECONDS
+	grade__run "$PATHLAB_BUILD" "$sol" "$work/$ex.solution"
+	grade__run "$PATHLAB_BUILD" "$ex-student" "$work/$ex.student"
+	meta__cases "$ex"
+	echo "  red team (seed $(cat "$work/$ex.solution.seed" 2>/dev/null)):"
+	n=0
+	for c in "${cheats[@]}"; do
+		case $c in "$ex"-cheat-*) ;; *) continue ;; esac
+		meta__cheat "$ex" "$c"
+		n=$((n + 1))
 	done
-	echo "  ($ex: $((SECONDS - t1)) s)"
+	if ! printf '%s\n' "${cheats[@]}" | grep -qx "$ex-cheat-table"; then
+		echo "  BUG: no cheat that knows the answers to the inputs it sees (solutions/cheats/table/$ex/)"
+		bad=$((bad + 1))
+	fi
+	echo "  ($ex: $n cheats, $((SECONDS - t1)) s)"
 done
+echo "red team: $tried cheats tried, $earned points earned (must be 0)"
 echo "meta-test: ${#sols[@]} exercises; $ok cases pass on the solution" \
-	"and fail on the skeleton; $cheats cheats pass no case;" \
-	"$skipped skipped, $bad wrong;" \
+	"and fail on the skeleton; $skipped skipped, $bad wrong;" \
 	"$((SECONDS - t0)) s"
 echo "outputs: $work/"
 [ "$bad" -eq 0 ]

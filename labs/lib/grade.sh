@@ -22,16 +22,25 @@
 # Print the usage of pathlab grade.
 grade__usage() {
 	cat <<EOF
-usage: pathlab grade [--solutions] [--junit FILE] [--strict] [NN...]
+usage: pathlab grade [--solutions] [--seed N] [--junit FILE] [--strict] [NN...]
 
 Build the exercises' student files, run their graded tests, print the
 points of every case and the total, and write JUnit XML. NN picks
 exercises by number (01, 7) or name (02-parse); default: all.
 
+Each run adds inputs drawn from a fresh seed to every case's fixed ones;
+the table says each exercise's seed, and --seed replays it.
+
   --solutions   grade the reference solutions instead (exit 0 expected)
+  --seed N      draw the inputs from seed N (a failure's, to replay it)
   --junit FILE  JUnit XML here (default: BUILD/grade/junit-VARIANT.xml)
   --strict      a skipped case counts as failed
   --list        list the exercises' cases and points, run nothing
+
+The code under test runs as its own unprivileged user (nobody, when
+graded as root) in a sandbox, apart from the grader that judges it; a
+grade for the record is made as root in a tree of the lab's own (the
+student's files copied in).
 
 Exit status: 0 when no case failed (skipped cases are reported: some need
 root, the XDP ones and the lab run, or an RDMA device or the Soft-RoCE
@@ -65,14 +74,22 @@ grade__field() {
 		"$1/meson-info/intro-tests.json"
 }
 
-# Print the ninja targets (paths inside build directory $1) test $2 needs.
+# Print the ninja targets (paths inside build directory $1) test $2 needs:
+# its dependencies, and the programs it names that the build makes (a
+# red-team cheat's worker, built only when graded).
 grade__targets() {
 	local dir=$1 f
-	jq -r --arg t "$2" --slurpfile tg "$dir/meson-info/intro-targets.json" \
-		'(.[] | select(.name == $t) | .depends) as $d
-		 | $tg[0][] | select(.id as $id | $d | index($id)) | .filename[]' \
-		"$dir/meson-info/intro-tests.json" |
-		while read -r f; do echo "${f#"$dir"/}"; done
+	{
+		jq -r --arg t "$2" --slurpfile tg "$dir/meson-info/intro-targets.json" \
+			'(.[] | select(.name == $t) | .depends) as $d
+			 | $tg[0][] | select(.id as $id | $d | index($id)) | .filename[]' \
+			"$dir/meson-info/intro-tests.json"
+		jq -r --arg t "$2" --arg d "$dir/" --slurpfile tg "$dir/meson-info/intro-targets.json" \
+			'[$tg[0][].filename[]] as $all
+			 | .[] | select(.name == $t) | .cmd[]
+			 | select(startswith($d)) | select(. as $f | $all | index($f))' \
+			"$dir/meson-info/intro-tests.json"
+	} | sort -u | while read -r f; do echo "${f#"$dir"/}"; done
 }
 
 # Build what test $2 of build directory $1 needs; on failure print the
@@ -106,11 +123,13 @@ grade__cases() {
 }
 
 # Run test $2 of build directory $1 and write every case's result to $3 as
-# "STATUS POINTS EXERCISE/CASE WHY" lines, the test's output to $3.log.
-# With $4 (a build error) nothing runs: every case fails with it.
+# "STATUS POINTS EXERCISE/CASE WHY" lines, the test's output to $3.log,
+# the seed it drew (or was given: GR_SEED) to $3.seed. With $4 (a build
+# error) nothing runs: every case fails with it. The grader's verdicts
+# come through a pipe, never a file the code it judges could name.
 grade__run() {
 	local dir=$1 test=$2 out=$3 builderr=${4:-} tcmd tenv tmo rc cases
-	local points name line status why
+	local points name line status why verdicts
 	mapfile -t tcmd < <(grade__field "$dir" "$test" '.cmd[]')
 	mapfile -t tenv < <(grade__field "$dir" "$test" \
 		'.env | to_entries[] | "\(.key)=\(.value)"')
@@ -124,11 +143,14 @@ grade__run() {
 	if [ -n "$builderr" ]; then
 		echo "build failed: $builderr" >"$out.log"
 		rc=0
+		verdicts=""
 	else
-		(cd "$dir" && env "${tenv[@]}" timeout -k 10 "${tmo:-300}" \
-			"${tcmd[@]}") >"$out.stdout" 2>"$out.log"
+		verdicts=$(cd "$dir" && env "${tenv[@]}" timeout -k 10 \
+			"${tmo:-300}" "${tcmd[@]}" 2>"$out.log")
 		rc=$?
 	fi
+	printf '%s\n' "$verdicts" >"$out.stdout"
+	sed -n 's/^SEED //p' "$out.stdout" | head -n 1 >"$out.seed"
 	while read -r points name _; do
 		line=""
 		[ -n "$builderr" ] ||
@@ -209,7 +231,8 @@ grade__table() {
 				GRADE_SKIPPED_POINTS=$((GRADE_SKIPPED_POINTS + points)) ;;
 			esac
 		done <"$f"
-		printf '%-34s %7s\n' "$ex" "$e/$t"
+		printf '%-34s %7s  %s\n' "$ex" "$e/$t" \
+			"$([ -s "$f.seed" ] && echo "seed $(cat "$f.seed")")"
 		while read -r status points name why; do
 			printf '  %-32s %7s  %-4s %s\n' "${name#*/}" \
 				"$([ "$status" = PASS ] && echo "$points" || echo 0)/$points" \
@@ -261,6 +284,13 @@ grade__main() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--solutions) variant=solution ;;
+		--seed)
+			[[ ${2:-} =~ ^[0-9]+$ ]] || {
+				echo "pathlab grade: --seed needs a number" >&2
+				return 2
+			}
+			export GR_SEED=$2
+			shift ;;
 		--junit) junit=${2:?--junit FILE}; shift ;;
 		--strict) strict=1 ;;
 		--list) list=1 ;;
