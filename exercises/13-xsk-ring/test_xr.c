@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Graded tests of exercise 13: the AF_XDP rings. The test plays the
- * kernel, the other side of each ring, on the shared indices.
+ * Graded tests of exercise 13: the AF_XDP rings. The rings live in memory
+ * the grader shares with the worker (wk_xr.c), where the student's ring
+ * functions run; the grader plays the kernel, the other side of each
+ * ring, on the shared indices between the calls.
  */
 #include "grade.h"
 #include "xr_ex.h"
+#include "xr_rpc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +21,71 @@ struct side {
 	struct xr_ring r; /* the user side's view */
 };
 
-static struct side fill, comp;
+static struct side *sides; /* shared with the worker */
+static struct side *side(int i);
+#define fill (*side(0))
+#define comp (*side(1))
 
 /* An empty ring of SLOTS whose indices start at start. */
 static void ring_init(struct side *s, uint32_t start)
 {
 	memset(s, 0, sizeof(*s));
 	s->prod = s->cons = start;
-	s->r = (struct xr_ring){ &s->prod, &s->cons, SLOTS,   SLOTS - 1,
-				 start,	   start,    s->addrs };
+	/* The pointers are the worker's: it is the user side. */
+	s->r = (struct xr_ring){
+		.producer = (uint32_t *)(uintptr_t)gr_waddr(&s->prod),
+		.consumer = (uint32_t *)(uintptr_t)gr_waddr(&s->cons),
+		.size = SLOTS,
+		.mask = SLOTS - 1,
+		.cached_prod = start,
+		.cached_cons = start,
+		.addrs = (uint64_t *)(uintptr_t)gr_waddr(s->addrs),
+	};
+}
+
+/* Run ring function op in the worker on ring r (and f); its answer. */
+static struct xr_ans call(unsigned op, struct xr_ring *r, struct xr_ring *f,
+			  uint32_t n)
+{
+	struct xr_req q = { .ring = gr_waddr(r),
+			    .other = f ? gr_waddr(f) : 0,
+			    .n = n };
+	struct xr_ans a;
+
+	gr_call_exact(op, &q, sizeof(q), &a, sizeof(a));
+	return a;
+}
+
+/* The student's functions (xr_ex.h), called in the worker. */
+uint32_t xr_prod_reserve(struct xr_ring *r, uint32_t n, uint32_t *idx)
+{
+	struct xr_ans a = call(XR_RESERVE, r, NULL, n);
+
+	*idx = a.idx;
+	return a.ret;
+}
+
+void xr_prod_submit(struct xr_ring *r, uint32_t n)
+{
+	call(XR_SUBMIT, r, NULL, n);
+}
+
+uint32_t xr_cons_peek(struct xr_ring *r, uint32_t n, uint32_t *idx)
+{
+	struct xr_ans a = call(XR_PEEK, r, NULL, n);
+
+	*idx = a.idx;
+	return a.ret;
+}
+
+void xr_cons_release(struct xr_ring *r, uint32_t n)
+{
+	call(XR_RELEASE, r, NULL, n);
+}
+
+uint32_t xr_recycle(struct xr_ring *c, struct xr_ring *f, uint32_t max)
+{
+	return call(XR_RECYCLE, c, f, max).ret;
 }
 
 /* The kernel produces n addresses from a (as many as fit). */
@@ -47,6 +106,104 @@ static uint32_t k_consume(struct side *s, uint64_t *a, uint32_t n)
 	for (i = 0; i < n && s->cons != s->prod; i++)
 		a[i] = s->addrs[s->cons++ & (SLOTS - 1)];
 	return i;
+}
+
+/* Ring i of the two in memory shared with the worker (once per case). */
+static struct side *side(int i)
+{
+	if (!sides)
+		sides = gr_share(2 * sizeof(struct side));
+	return &sides[i];
+}
+
+/* rounds of reserve and submit, the kernel consuming at random. */
+static void producer_run(uint32_t start, unsigned rounds)
+{
+	uint32_t idx, n, i, round, free, got;
+	uint64_t next_in = 0, next_out = 0, out[SLOTS];
+
+	ring_init(&fill, start);
+	for (round = 0; round < rounds && !gr_failures; round++) {
+		n = 1 + (uint32_t)gr_below(SLOTS);
+		free = SLOTS - (fill.prod - fill.cons);
+		got = xr_prod_reserve(&fill.r, n, &idx);
+		GR_CHECK(got == (free >= n ? n : 0),
+			 "round %u: %u slots free, reserving %u gave %u", round,
+			 free, n, got);
+		if (got == n) {
+			GR_CHECK(idx == fill.prod,
+				 "round %u: reserved at %u, "
+				 "the producer index is %u",
+				 round, idx, fill.prod);
+			for (i = 0; i < n; i++)
+				fill.addrs[(idx + i) & fill.r.mask] = next_in++;
+			GR_CHECK(fill.prod == idx,
+				 "round %u: visible before the submit", round);
+			xr_prod_submit(&fill.r, n);
+			GR_CHECK(fill.prod == idx + n,
+				 "round %u: submitted %u at %u, the producer "
+				 "index is %u",
+				 round, n, idx, fill.prod);
+		}
+		GR_CHECK(fill.prod - fill.cons <= SLOTS,
+			 "round %u: %u slots filled of %u", round,
+			 fill.prod - fill.cons, SLOTS);
+		n = k_consume(&fill, out, (uint32_t)gr_below(SLOTS + 1));
+		for (i = 0; i < n; i++)
+			GR_CHECK(out[i] == next_out++,
+				 "round %u: the kernel read %llu, expected "
+				 "%llu",
+				 round, (unsigned long long)out[i],
+				 (unsigned long long)next_out - 1);
+	}
+	GR_CHECK(next_in > rounds / 2, "only %llu addresses went through",
+		 (unsigned long long)next_in);
+}
+
+/* rounds of peek and release, the kernel producing at random. */
+static void consumer_run(uint32_t start, unsigned rounds)
+{
+	uint32_t idx, n, i, round, held = 0, avail, got, k;
+	uint64_t next_in = 0, next_out = 0, a[SLOTS];
+
+	ring_init(&comp, start);
+	for (round = 0; round < rounds && !gr_failures; round++) {
+		k = (uint32_t)gr_below(SLOTS + 1);
+		for (i = 0; i < k; i++)
+			a[i] = next_in + i;
+		next_in += k_produce(&comp, a, k);
+		n = 1 + (uint32_t)gr_below(SLOTS);
+		avail = comp.prod - comp.cons - held;
+		got = xr_cons_peek(&comp.r, n, &idx);
+		GR_CHECK(got == (avail < n ? avail : n),
+			 "round %u: %u filled, peeking %u gave %u", round,
+			 avail, n, got);
+		if (got)
+			GR_CHECK(idx == comp.cons + held,
+				 "round %u: peeked at %u, expected %u", round,
+				 idx, comp.cons + held);
+		held += got;
+		GR_CHECK(comp.cons + held == comp.prod - avail + got,
+			 "round %u: the consumer index moved before release",
+			 round);
+		if (gr_below(2)) {
+			for (i = 0; i < held; i++)
+				GR_CHECK(comp.addrs[(comp.cons + i) &
+						    (SLOTS - 1)] ==
+						 next_out + i,
+					 "round %u: slot %u holds %llu", round,
+					 i,
+					 (unsigned long long)
+						 comp.addrs[(comp.cons + i) &
+							    (SLOTS - 1)]);
+			xr_cons_release(&comp.r, held);
+			GR_CHECK(comp.cons == idx + got || !got,
+				 "round %u: released to %u, expected %u", round,
+				 comp.cons, idx + got);
+			next_out += held;
+			held = 0;
+		}
+	}
 }
 
 /* The user side produces: reserve, write, submit; all or nothing. */
@@ -71,6 +228,7 @@ static int reserve_submit(void)
 	xr_prod_submit(&fill.r, 4);
 	GR_EQ_U(fill.prod, 9);
 	GR_EQ_U(xr_prod_reserve(&fill.r, 3, &idx), 0);
+	producer_run((uint32_t)gr_rand(), 300);
 	return gr_verdict();
 }
 
@@ -92,42 +250,19 @@ static int peek_release(void)
 	xr_cons_release(&comp.r, 6);
 	GR_EQ_U(comp.cons, 6);
 	GR_EQ_U(xr_cons_peek(&comp.r, 1, &idx), 0);
+	consumer_run((uint32_t)gr_rand(), 300);
 	return gr_verdict();
 }
 
 /* Indices near 2^32: full, empty and slots stay right through the wrap. */
 static int wrap(void)
 {
-	uint32_t idx, n, i, round;
-	uint64_t next_in = 0, next_out = 0, got[SLOTS];
+	uint32_t start = 0u - 1 - (uint32_t)gr_below(SLOTS * 16);
 
-	ring_init(&fill, 0xfffffff0u);
-	srand(13);
-	for (round = 0; round < 2000 && !gr_failures; round++) {
-		n = 1 + (uint32_t)(rand() % SLOTS);
-		if (xr_prod_reserve(&fill.r, n, &idx) == n) {
-			GR_CHECK(idx == fill.prod,
-				 "round %u: reserved at %u, "
-				 "the producer index is %u",
-				 round, idx, fill.prod);
-			for (i = 0; i < n; i++)
-				fill.addrs[(idx + i) & fill.r.mask] = next_in++;
-			xr_prod_submit(&fill.r, n);
-		}
-		GR_CHECK(fill.prod - fill.cons <= SLOTS,
-			 "round %u: %u slots filled of %u", round,
-			 fill.prod - fill.cons, SLOTS);
-		n = k_consume(&fill, got, (uint32_t)(rand() % (SLOTS + 1)));
-		for (i = 0; i < n; i++)
-			GR_CHECK(got[i] == next_out++,
-				 "round %u: the kernel read %llu, expected "
-				 "%llu",
-				 round, (unsigned long long)got[i],
-				 (unsigned long long)next_out - 1);
-	}
-	GR_CHECK(fill.prod < 0xfffffff0u, "the indices never wrapped");
-	GR_CHECK(next_in > 3000, "only %llu addresses went through",
-		 (unsigned long long)next_in);
+	producer_run(start, 2000);
+	GR_CHECK(fill.prod - start < 0x80000000u && fill.prod < start,
+		 "the producer index never wrapped");
+	consumer_run(0u - 1 - (uint32_t)gr_below(SLOTS * 16), 2000);
 	return gr_verdict();
 }
 
@@ -155,6 +290,42 @@ static int recycle(void)
 	for (i = 0; i < 5; i++)
 		GR_EQ_U(got[i], 3 + i);
 	GR_EQ_U(xr_recycle(&comp.r, &fill.r, 8), 0);
+	/* Drawn: whatever is in comp, whatever room fill has. */
+	for (i = 0; i < 200 && !gr_failures; i++) {
+		uint64_t b[SLOTS];
+		uint32_t nc = (uint32_t)gr_below(SLOTS + 1), room, max, want;
+		uint32_t j, moved;
+
+		ring_init(&comp, (uint32_t)gr_rand());
+		ring_init(&fill, (uint32_t)gr_rand());
+		for (j = 0; j < nc; j++)
+			b[j] = gr_rand() & ~0xfffull;
+		k_produce(&comp, b, nc);
+		room = (uint32_t)gr_below(SLOTS + 1);
+		if (SLOTS - room) {
+			GR_EQ_U(xr_prod_reserve(&fill.r, SLOTS - room, &idx),
+				SLOTS - room);
+			xr_prod_submit(&fill.r, SLOTS - room);
+			k_consume(&fill, got, 0);
+		}
+		max = (uint32_t)gr_below(SLOTS + 2);
+		want = nc < room ? nc : room;
+		want = want < max ? want : max;
+		moved = xr_recycle(&comp.r, &fill.r, max);
+		GR_CHECK(moved == want,
+			 "%u completed, %u free on fill, max %u: %u moved, "
+			 "expected %u",
+			 nc, room, max, moved, want);
+		GR_EQ_U(comp.cons, comp.prod - nc + want);
+		for (j = 0; j < want && moved == want; j++)
+			GR_CHECK(fill.addrs[(fill.prod - want + j) &
+					    (SLOTS - 1)] == b[j],
+				 "fill slot %u holds %#llx, expected %#llx", j,
+				 (unsigned long long)
+					 fill.addrs[(fill.prod - want + j) &
+						    (SLOTS - 1)],
+				 (unsigned long long)b[j]);
+	}
 	return gr_verdict();
 }
 
@@ -165,22 +336,21 @@ static int conserve(void)
 	uint32_t n, i, round, nheld = 0, k;
 	uint64_t moved = 0;
 
-	ring_init(&comp, 0xffffff00u);
-	ring_init(&fill, 0xfffffff9u);
+	ring_init(&comp, 0xffffff00u - (uint32_t)gr_below(1000));
+	ring_init(&fill, 0xfffffff9u - (uint32_t)gr_below(1000));
 	for (i = 0; i < FRAMES; i++)
 		held[nheld++] = i; /* the kernel holds them all, at first */
-	srand(6);
 	for (round = 0; round < 5000 && !gr_failures; round++) {
 		/* The kernel completes some frames it holds... */
-		k = (uint32_t)(rand() % 5);
+		k = (uint32_t)gr_below(5);
 		n = k_produce(&comp, held, k < nheld ? k : nheld);
 		memmove(held, held + n, (nheld - n) * sizeof(held[0]));
 		nheld -= n;
 		/* ...we recycle... */
-		moved += xr_recycle(&comp.r, &fill.r,
-				    1 + (uint32_t)(rand() % 6));
+		moved +=
+			xr_recycle(&comp.r, &fill.r, 1 + (uint32_t)gr_below(6));
 		/* ...and it takes some back off the fill ring. */
-		n = k_consume(&fill, got, (uint32_t)(rand() % 5));
+		n = k_consume(&fill, got, (uint32_t)gr_below(5));
 		for (i = 0; i < n; i++)
 			held[nheld++] = got[i];
 		memset(where, 0, sizeof(where));
@@ -195,7 +365,7 @@ static int conserve(void)
 				 "round %u: frame %u is in %llu places", round,
 				 i, (unsigned long long)where[i]);
 	}
-	GR_CHECK(moved > 1000 && comp.cons < 0xffffff00u,
+	GR_CHECK(moved > 1000 && comp.cons < 0xfff00000u,
 		 "only %llu frames recycled in 5000 rounds",
 		 (unsigned long long)moved);
 	return gr_verdict();
@@ -214,5 +384,6 @@ static const struct gr_case cases[] = {
 
 int main(int argc, char **argv)
 {
+	gr_sandbox(&(struct gr_sandbox){ 0 });
 	return gr_main(argc, argv, "13-xsk-ring", cases);
 }
