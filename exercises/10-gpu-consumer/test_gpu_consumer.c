@@ -4,23 +4,28 @@
  * gpudirect/gpu_sim.c, "device memory" is one memfd mapped twice: the
  * backend's view, through which the test writes packets and the consumer
  * reads them, and the device address the descriptors carry, which is
- * PROT_NONE: a consumer that reads it directly dies. The references are
- * common/wire.c and the consumer of gpudirect/consumer.h itself.
+ * PROT_NONE: a consumer that reads it directly dies. The memfds are the
+ * grader's, shared with the worker (wk_gpu.c), where the student's
+ * consumer runs. The references are common/wire.c and the consumer of
+ * gpudirect/consumer.h itself, here.
  */
-/* The grader compares with the consumer of consumer.h. */
-#define GX_GRADER
-#include "gpu_consumer_ex.h"
+#include "consumer.h"
+#include "gpu_rpc.h"
 #include "grade.h"
 #include "wire.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#define REGION (1u << 20)
-#define MAXN   512
+#define REGION GX_REGION
+#define MAXN   GX_MAXN
+
+/* A region as the grader sees it: the device address, its own view. */
+struct gx_region {
+	uint64_t dev;
+	uint8_t *view;
+};
 
 static const struct pl_frame_spec spec = {
 	.src_mac = { 0x02, 0, 0, 0, 0, 0x01 },
@@ -37,29 +42,21 @@ static struct pl_gpu_res res[MAXN];
 static size_t used[2];
 static unsigned nd;
 
-/* Emulated device memory: a PROT_NONE device view, a writable own view. */
-static void region(struct gx_region *r)
-{
-	int fd = memfd_create("ex10-gpu", MFD_CLOEXEC);
-	void *view, *dev;
-
-	if (fd < 0 || ftruncate(fd, REGION))
-		abort();
-	view = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	dev = mmap(NULL, REGION, PROT_NONE, MAP_SHARED, fd, 0);
-	if (view == MAP_FAILED || dev == MAP_FAILED)
-		abort();
-	close(fd);
-	*r = (struct gx_region){ .dev = (uintptr_t)dev,
-				 .view = view,
-				 .len = REGION };
-}
-
-/* Two regions, no descriptors. */
+/* Two regions shared with the worker, no descriptors. */
 static void setup(void)
 {
-	region(&reg[0]);
-	region(&reg[1]);
+	struct gx_regions r;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		reg[k].view = gr_share(REGION);
+	for (k = 0; k < 2; k++) {
+		r.fd[k] = (uint32_t)gr_wfd(reg[k].view);
+		r.view[k] = gr_waddr(reg[k].view);
+	}
+	gr_call_exact(GX_REGIONS, &r, sizeof(r), &r, sizeof(r));
+	for (k = 0; k < 2; k++)
+		reg[k].dev = r.dev[k];
 	used[0] = used[1] = 0;
 	nd = 0;
 	memset(res, 0xa5, sizeof(res));
@@ -68,9 +65,7 @@ static void setup(void)
 /* Copy len bytes into region k ("the copy engine"); a descriptor to it. */
 static void add(unsigned k, const void *bytes, uint32_t len, bool frame)
 {
-	uint8_t *view = (uint8_t *)reg[k].view;
-
-	memcpy(view + used[k], bytes, len);
+	memcpy(reg[k].view + used[k], bytes, len);
 	desc[nd++] = (struct pl_gpu_desc){ .addr = reg[k].dev + used[k],
 					   .len = len,
 					   .port = frame ? PL_UDP_PORT : 0,
@@ -78,11 +73,19 @@ static void add(unsigned k, const void *bytes, uint32_t len, bool frame)
 	used[k] += (len + 7) & ~7u;
 }
 
-/* Run the exercise's consumer over the batch; 0 or its error. */
+/* Run the student's consumer over the batch; 0 or its error. */
 static int consume(void)
 {
+	static struct gx_consume_in q;
+	static struct gx_consume_out a;
+
+	q.n = nd;
+	memcpy(q.d, desc, nd * sizeof(desc[0]));
 	gr_context("gx_consume() over %u descriptors", nd);
-	return gx_consume(reg, 2, desc, res, nd);
+	gr_call_exact(GX_CONSUME, &q, sizeof(q), &a, sizeof(a));
+	gr_context("%s", "");
+	memcpy(res, a.res, nd * sizeof(res[0]));
+	return a.ret;
 }
 
 /* Compare result i with what common/ says about the same bytes. */
@@ -144,6 +147,16 @@ static int payload_good(void)
 		}
 		add(i % 2, b, (uint32_t)len, false);
 	}
+	for (i = 0; i < 200; i++) { /* drawn sizes, fields, flags */
+		len = 18 + gr_below(1400);
+		pl_build_payload(b, len, (uint8_t)gr_rand(),
+				 (uint32_t)gr_rand(), gr_rand());
+		if (gr_below(4) == 0) {
+			b[2] |= PL_FLAG_END;
+			pl_payload_reseal(b, len);
+		}
+		add((unsigned)gr_below(2), b, (uint32_t)len, false);
+	}
 	GR_EQ_U(consume(), 0);
 	check_all();
 	return gr_verdict();
@@ -153,6 +166,7 @@ static int payload_good(void)
 static int payload_bad(void)
 {
 	uint8_t b[300];
+	unsigned i;
 
 	setup();
 	pl_build_payload(b, 100, 1, 1, 1);
@@ -173,7 +187,31 @@ static int payload_bad(void)
 	pl_build_payload(b, 101, 1, 5, 5);
 	add(0, b, 101, false); /* good, odd length */
 	b[0] ^= 0xff;
-	add(0, b, 101, false); /* magic before check */
+	add(0, b, 101, false);	    /* magic before check */
+	for (i = 0; i < 200; i++) { /* drawn: one fault, or two at once */
+		size_t len = 18 + gr_below(280);
+
+		pl_build_payload(b, len, 1, (uint32_t)gr_rand(), gr_rand());
+		switch (gr_below(4)) {
+		case 0:
+			len = gr_below(18);
+			break;
+		case 1:
+			b[gr_below(2)] ^= (uint8_t)(1 + gr_below(255));
+			if (gr_below(2))
+				pl_payload_reseal(b, len);
+			break;
+		case 2:
+			b[2] = (uint8_t)gr_rand();
+			if (gr_below(2))
+				pl_payload_reseal(b, len);
+			break;
+		default:
+			b[4 + gr_below(len - 4)] ^=
+				(uint8_t)(1 + gr_below(255));
+		}
+		add((unsigned)gr_below(2), b, (uint32_t)(len ? len : 1), false);
+	}
 	GR_EQ_U(consume(), 0);
 	check_all();
 	return gr_verdict();
@@ -186,14 +224,13 @@ static int checksum(void)
 	unsigned i;
 	size_t len;
 
-	srand(10);
 	setup();
 	for (i = 0; i < 400; i++) {
-		len = 18 + (size_t)(rand() % 1400);
-		pl_build_payload(b, len, 2, i, (uint64_t)rand());
+		len = 18 + (size_t)gr_below(1400);
+		pl_build_payload(b, len, 2, i, gr_rand());
 		if (i % 2)
-			b[4 + (size_t)rand() % (len - 4)] ^=
-				(uint8_t)(1u << (rand() % 8));
+			b[4 + gr_below(len - 4)] ^=
+				(uint8_t)(1u << gr_below(8));
 		add(i % 2, b, (uint32_t)len, false);
 	}
 	GR_EQ_U(consume(), 0);
@@ -222,6 +259,25 @@ static int frames(void)
 					 1);
 		add(0, f, (uint32_t)len, true);
 	}
+	for (i = 0; i < 200; i++) { /* drawn frames, some damaged */
+		struct pl_frame_spec sp = spec;
+
+		sp.vlan = gr_below(3) == 0;
+		sp.vlan_tci = (uint16_t)gr_rand();
+		sp.src_ip = (uint32_t)gr_rand();
+		sp.dst_port = gr_below(4) ? PL_UDP_PORT : (uint16_t)gr_rand();
+		if (gr_below(3))
+			len = pl_build_frame(f, sizeof(f), &sp,
+					     18 + gr_below(1400),
+					     (uint8_t)gr_rand(),
+					     (uint32_t)gr_rand(), gr_rand());
+		else
+			len = pl_build_bad_frame(
+				f, sizeof(f), &sp,
+				bad[gr_below(sizeof(bad) / sizeof(bad[0]))],
+				18 + gr_below(400), (uint32_t)gr_rand());
+		add((unsigned)gr_below(2), f, (uint32_t)len, true);
+	}
 	GR_EQ_U(consume(), 0);
 	check_all();
 	return gr_verdict();
@@ -231,6 +287,7 @@ static int frames(void)
 static int addresses(void)
 {
 	uint8_t b[64];
+	unsigned k;
 	int err;
 
 	setup();
@@ -251,13 +308,37 @@ static int addresses(void)
 		 "a descriptor past its region's end: %d, "
 		 "expected -EFAULT (%d)",
 		 err, -EFAULT);
-	/* Host memory the GPU was never given. */
-	desc[0] = (struct pl_gpu_desc){ .addr = (uintptr_t)b, .len = 64 };
+	/* Host memory the GPU was never given (the worker's own view). */
+	desc[0] = (struct pl_gpu_desc){ .addr = gr_waddr(reg[0].view),
+					.len = 64 };
 	err = consume();
 	GR_CHECK(err == -EFAULT,
 		 "a descriptor outside every region: %d, "
 		 "expected -EFAULT (%d)",
 		 err, -EFAULT);
+	/* Drawn: a packet at a drawn place, then one that runs off the end. */
+	for (k = 0; k < 20 && !gr_failures; k++) {
+		unsigned r = (unsigned)gr_below(2);
+		size_t at = gr_below(REGION - 64);
+
+		nd = 0;
+		used[r] = at;
+		add(r, b, 64, false);
+		err = consume();
+		GR_CHECK(err == 0 && res[0].payload_len == 64,
+			 "64 bytes at offset %zu of region %u: %d, length %u",
+			 at, r, err, res[0].payload_len);
+		desc[0].addr = reg[r].dev + REGION - gr_below(64);
+		desc[0].len = (uint32_t)(REGION - (desc[0].addr - reg[r].dev) +
+					 1 + gr_below(100));
+		err = consume();
+		GR_CHECK(err == -EFAULT,
+			 "%u bytes from offset %llu of a %u-byte region: %d, "
+			 "expected -EFAULT",
+			 desc[0].len,
+			 (unsigned long long)(desc[0].addr - reg[r].dev),
+			 REGION, err);
+	}
 	return gr_verdict();
 }
 
@@ -269,21 +350,19 @@ static int matches_consumer(void)
 	unsigned i, k;
 	size_t len;
 
-	srand(11);
 	setup();
 	for (i = 0; i < MAXN; i++) {
-		if (rand() % 2) {
+		if (gr_below(2)) {
 			len = pl_build_frame(b, sizeof(b), &spec,
-					     18 + (size_t)(rand() % 900), 5, i,
-					     (uint64_t)rand());
+					     18 + gr_below(900), 5, i,
+					     gr_rand());
 		} else {
-			len = 1 + (size_t)(rand() % 900);
+			len = 1 + gr_below(900);
 			pl_build_payload(b, len < 18 ? 18 : len, 5, i, 1);
 		}
-		if (rand() % 3 == 0)
-			b[(size_t)rand() % len] ^=
-				(uint8_t)(1u << (rand() % 8));
-		add(i % 2, b, (uint32_t)len, rand() % 2);
+		if (gr_below(3) == 0)
+			b[gr_below(len)] ^= (uint8_t)(1u << gr_below(8));
+		add(i % 2, b, (uint32_t)len, gr_below(2));
 	}
 	GR_EQ_U(consume(), 0);
 	for (i = 0; i < nd && gr_failures < 5; i++) {
@@ -318,5 +397,6 @@ static const struct gr_case cases[] = {
 
 int main(int argc, char **argv)
 {
+	gr_sandbox(&(struct gr_sandbox){ 0 });
 	return gr_main(argc, argv, "10-gpu-consumer", cases);
 }

@@ -285,6 +285,20 @@ uint64_t gr_waddr(const void *p)
 	gr_setup_failed("gr_waddr() of memory that is not shared");
 }
 
+int gr_wfd(const void *p)
+{
+	const char *c = p;
+	unsigned i;
+
+	for (i = 0; i < sb_w.nshare; i++) {
+		const char *base = sb_w.share[i].p;
+
+		if (c >= base && c <= base + sb_w.share[i].len)
+			return sb_w.share[i].fd;
+	}
+	gr_setup_failed("gr_wfd() of memory that is not shared");
+}
+
 void gr_device(gr_device_fn fn)
 {
 	sb_w.dev = fn;

@@ -122,6 +122,9 @@ void *gr_share(size_t len);
 /* Where the worker sees shared byte p (the worker starts if need be). */
 uint64_t gr_waddr(const void *p);
 
+/* The worker's descriptor of the shared memory p is in (a memfd). */
+int gr_wfd(const void *p);
+
 /*
  * The device model the worker's calls reach (exercises 12, 14): fn gets
  * call n with its data and writes its answer to out; it returns the
