@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Graded tests of exercise 12: a verbs connection on the model. */
+/*
+ * Graded tests of exercise 12: a verbs connection on the model. The
+ * student's code runs in the worker (wk_qp.c); the device it drives, the
+ * model of vmodel.c, is here, and every verb the worker calls reaches it
+ * (vm_stub.c): the device's state is the grader's.
+ */
 #include "grade.h"
-#include "qp_ex.h"
+#include "qp_rpc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,6 +19,172 @@ static struct vm_cq a_scq, a_rcq, b_scq, b_rcq;
 static struct vm_qp qa, qb;
 static uint8_t buf_a[65536], buf_b[65536];
 static struct vm_mr *mr_a, *mr_b;
+
+/* The objects the worker knows, in the order of its copies. */
+static struct vm_qp *qps[QX_QPS];
+static struct vm_cq *cqs[QX_CQS] = { &a_scq, &a_rcq, &b_scq, &b_rcq };
+static const struct vm_mr *mrs[QX_MRS];
+static unsigned nqp;
+
+/* The worker's name for a QP, a CQ, an MR of ours. */
+static uint32_t id_of(const void *p, const void *const *t, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (t[i] == p)
+			return i;
+	gr_setup_failed("an object the worker does not know");
+}
+
+/* Let the worker know QP qp too. */
+static void known(struct vm_qp *qp)
+{
+	if (nqp < QX_QPS)
+		qps[nqp++] = qp;
+}
+
+/* A request about qp, mr, cq, with the world as the worker must see it. */
+static struct qx_req request(struct vm_qp *qp, const struct vm_mr *mr,
+			     struct vm_cq *cq)
+{
+	struct qx_req q = { .w.nqp = nqp, .w.nmr = QX_MRS };
+	unsigned i;
+
+	q.w.node[0].lid = na.lid, q.w.node[0].active_mtu = na.active_mtu;
+	q.w.node[1].lid = nb.lid, q.w.node[1].active_mtu = nb.active_mtu;
+	for (i = 0; i < nqp; i++) {
+		q.w.qp[i].node = qps[i]->node == &nb;
+		q.w.qp[i].type = qps[i]->type;
+		q.w.qp[i].qp_num = qps[i]->qp_num;
+		q.w.qp[i].scq =
+			id_of(qps[i]->send_cq, (const void **)cqs, QX_CQS);
+		q.w.qp[i].rcq =
+			id_of(qps[i]->recv_cq, (const void **)cqs, QX_CQS);
+	}
+	for (i = 0; i < QX_MRS; i++)
+		q.w.mr[i] = *mrs[i];
+	q.qp = qp ? id_of(qp, (const void **)qps, nqp) : 0;
+	q.mr = mr ? id_of(mr, (const void **)mrs, QX_MRS) : 0;
+	q.cq = cq ? id_of(cq, (const void **)cqs, QX_CQS) : 0;
+	return q;
+}
+
+/* Send request op; the worker's answer. */
+static struct qx_ans ask(unsigned op, const struct qx_req *q)
+{
+	struct qx_ans a;
+
+	gr_call_exact(op, q, sizeof(*q), &a, sizeof(a));
+	return a;
+}
+
+/* The student's functions (qp_ex.h), run in the worker. */
+int qx_rc_connect(struct vm_qp *qp, const struct qx_peer *peer, uint32_t my_psn)
+{
+	struct qx_req q = request(qp, NULL, NULL);
+
+	q.peer = *peer;
+	q.psn = my_psn;
+	return ask(QX_RC_CONNECT, &q).ret;
+}
+
+int qx_ud_ready(struct vm_qp *qp, uint32_t qkey, uint32_t psn)
+{
+	struct qx_req q = request(qp, NULL, NULL);
+
+	q.qkey = qkey;
+	q.psn = psn;
+	return ask(QX_UD_READY, &q).ret;
+}
+
+int qx_post_recv(struct vm_qp *qp, const struct vm_mr *mr, size_t off,
+		 uint32_t len, uint64_t wr_id)
+{
+	struct qx_req q = request(qp, mr, NULL);
+
+	q.off = off;
+	q.len = len;
+	q.wr_id = wr_id;
+	return ask(QX_POST_RECV, &q).ret;
+}
+
+int qx_write_imm(struct vm_qp *qp, const struct vm_mr *mr, size_t off,
+		 uint32_t len, uint64_t remote_addr, uint32_t rkey,
+		 uint32_t imm, uint64_t wr_id)
+{
+	struct qx_req q = request(qp, mr, NULL);
+
+	q.off = off;
+	q.len = len;
+	q.remote_addr = remote_addr;
+	q.rkey = rkey;
+	q.imm = imm;
+	q.wr_id = wr_id;
+	return ask(QX_WRITE_IMM, &q).ret;
+}
+
+int qx_poll_imm(struct vm_cq *cq, uint32_t *imm, uint32_t *len, uint64_t *wr_id)
+{
+	struct qx_req q = request(NULL, NULL, cq);
+	struct qx_ans a = ask(QX_POLL_IMM, &q);
+
+	*imm = a.imm;
+	*len = a.len;
+	*wr_id = a.wr_id;
+	return a.ret;
+}
+
+/* The device: a verb the worker calls, carried out on the model. */
+static long device(unsigned n, const void *in, size_t len, void *out,
+		   size_t cap)
+{
+	const struct vd_call *c = in;
+	struct vd_ans *a = out;
+	struct vm_recv_wr rw;
+	struct vm_send_wr sw;
+	struct vm_qp *qp;
+
+	if (len != sizeof(*c) || cap < sizeof(*a))
+		return -1;
+	memset(a, 0, sizeof(*a));
+	qp = c->qp < nqp ? qps[c->qp] : NULL;
+	if (n == VD_POLL) {
+		if (c->cq >= QX_CQS || c->n < 0)
+			return -1;
+		a->ret = vm_poll_cq(cqs[c->cq],
+				    c->n < VM_MAX_CQE ? c->n : VM_MAX_CQE,
+				    a->wc);
+		return sizeof(*a);
+	}
+	if (!qp)
+		return -1;
+	switch (n) {
+	case VD_MODIFY:
+		a->ret = vm_modify_qp(qp, &c->attr, c->mask);
+		break;
+	case VD_QUERY:
+		a->ret = vm_query_qp(qp, &a->attr);
+		break;
+	case VD_POST_RECV:
+		rw = (struct vm_recv_wr){ .wr_id = c->wr_id,
+					  .sg_list = (struct vm_sge *)c->sge,
+					  .num_sge = c->num_sge };
+		if (c->num_sge > VD_MAX_SGE)
+			rw.num_sge = -1;
+		a->ret = vm_post_recv(qp, &rw);
+		break;
+	case VD_POST_SEND:
+		sw = c->send;
+		sw.sg_list = (struct vm_sge *)c->sge;
+		sw.num_sge = c->num_sge > VD_MAX_SGE ? -1 : c->num_sge;
+		a->ret = vm_post_send(qp, &sw);
+		break;
+	default:
+		return -1;
+	}
+	return sizeof(*a);
+}
 
 static void setup(void)
 {
@@ -28,46 +199,83 @@ static void setup(void)
 	vm_create_qp(&nb, &qb, VM_QPT_RC, &b_scq, &b_rcq);
 	mr_a = vm_reg_mr(&na, buf_a, sizeof(buf_a), acc);
 	mr_b = vm_reg_mr(&nb, buf_b, sizeof(buf_b), acc);
+	nqp = 0;
+	known(&qa);
+	known(&qb);
+	mrs[0] = mr_a;
+	mrs[1] = mr_b;
+	gr_device(device);
 }
 
-/* Connect qa and qb both ways with the student's code (PSNs 100, 500). */
+static uint32_t psn_a = 100, psn_b = 500;
+
+/* Drawn LIDs, QP numbers and first PSNs for the next connection. */
+static void draw_ids(void)
+{
+	na.lid = (uint16_t)(1 + gr_below(0xbfff));
+	nb.lid = (uint16_t)(na.lid + 1 + gr_below(100));
+	qa.qp_num = (uint32_t)(2 + gr_below(0xfffff0));
+	qb.qp_num = qa.qp_num + 1 + (uint32_t)gr_below(8);
+	psn_a = (uint32_t)gr_below(1u << 24);
+	psn_b = (uint32_t)gr_below(1u << 24);
+}
+
+/* Connect qa and qb both ways with the student's code (PSNs psn_a, _b). */
 static void connect_both(void)
 {
-	struct qx_peer to_b = { nb.lid, qb.qp_num, 500 };
-	struct qx_peer to_a = { na.lid, qa.qp_num, 100 };
+	struct qx_peer to_b = { nb.lid, qb.qp_num, psn_b };
+	struct qx_peer to_a = { na.lid, qa.qp_num, psn_a };
 	int ra, rb;
 
 	gr_context("qx_rc_connect()");
-	ra = qx_rc_connect(&qa, &to_b, 100);
-	rb = qx_rc_connect(&qb, &to_a, 500);
+	ra = qx_rc_connect(&qa, &to_b, psn_a);
+	rb = qx_rc_connect(&qb, &to_a, psn_b);
+	gr_context("%s", "");
 	GR_CHECK(ra == 0 && rb == 0, "qx_rc_connect() returned %d and %d", ra,
 		 rb);
 }
 
-/* RESET -> INIT -> RTR -> RTS, with what the connection needs. */
-static int rc_connect(void)
+/* Both QPs connected as asked: states, addresses, PSNs, access. */
+static void check_connected(void)
 {
 	struct vm_qp_attr a, b;
 
-	setup();
-	connect_both();
-	GR_STOP_IF_FAILED();
 	vm_query_qp(&qa, &a);
 	vm_query_qp(&qb, &b);
 	GR_EQ_U(a.qp_state, VM_QPS_RTS);
 	GR_EQ_U(b.qp_state, VM_QPS_RTS);
 	GR_EQ_U(a.dest_qp_num, qb.qp_num);
+	GR_EQ_U(b.dest_qp_num, qa.qp_num);
 	GR_EQ_U(a.dlid, nb.lid);
-	GR_EQ_U(a.sq_psn, 100);
-	GR_EQ_U(a.rq_psn, 500);
-	GR_EQ_U(b.rq_psn, 100);
-	GR_EQ_U(a.path_mtu, VM_MTU_4096);
+	GR_EQ_U(b.dlid, na.lid);
+	GR_EQ_U(a.sq_psn, psn_a);
+	GR_EQ_U(a.rq_psn, psn_b);
+	GR_EQ_U(b.rq_psn, psn_a);
+	GR_EQ_U(a.path_mtu, na.active_mtu);
 	GR_CHECK(b.qp_access_flags & VM_ACCESS_REMOTE_WRITE,
 		 "the peer may not RDMA-write into this QP's memory");
+}
+
+/* RESET -> INIT -> RTR -> RTS, with what the connection needs. */
+static int rc_connect(void)
+{
+	unsigned i;
+
+	setup();
+	connect_both();
+	GR_STOP_IF_FAILED();
+	check_connected();
 	/* A QP already connected cannot take RESET -> INIT again. */
 	GR_EQ_U(qx_rc_connect(&qa, &(struct qx_peer){ nb.lid, qb.qp_num, 1 },
 			      7),
 		-EINVAL);
+	for (i = 0; i < 5 && !gr_failures; i++) {
+		setup();
+		draw_ids();
+		connect_both();
+		GR_STOP_IF_FAILED();
+		check_connected();
+	}
 	return gr_verdict();
 }
 
@@ -76,12 +284,24 @@ static int rc_mtu(void)
 {
 	struct vm_qp_attr a;
 
+	unsigned i;
+
 	setup();
 	na.active_mtu = nb.active_mtu = VM_MTU_1024;
 	connect_both();
 	GR_STOP_IF_FAILED();
 	GR_EQ_U(vm_query_qp(&qa, &a), 0);
 	GR_EQ_U(a.path_mtu, VM_MTU_1024);
+	for (i = 0; i < 5 && !gr_failures; i++) {
+		setup();
+		draw_ids();
+		na.active_mtu = nb.active_mtu =
+			(enum vm_mtu)(VM_MTU_256 + gr_below(5));
+		connect_both();
+		GR_STOP_IF_FAILED();
+		GR_EQ_U(vm_query_qp(&qa, &a), 0);
+		GR_EQ_U(a.path_mtu, na.active_mtu);
+	}
 	return gr_verdict();
 }
 
@@ -94,12 +314,27 @@ static int ud_ready(void)
 
 	setup();
 	vm_create_qp(&na, &u, VM_QPT_UD, &a_scq, &a_rcq);
+	known(&u);
 	r = qx_ud_ready(&u, 0x11111111, 42);
 	GR_CHECK(r == 0, "qx_ud_ready() returned %d", r);
 	vm_query_qp(&u, &a);
 	GR_EQ_U(a.qp_state, VM_QPS_RTS);
 	GR_EQ_U(a.qkey, 0x11111111);
 	GR_EQ_U(a.sq_psn, 42);
+	{
+		struct vm_qp v;
+		uint32_t qkey = (uint32_t)gr_rand(),
+			 psn = (uint32_t)gr_below(1u << 24);
+
+		vm_create_qp(&nb, &v, VM_QPT_UD, &b_scq, &b_rcq);
+		known(&v);
+		r = qx_ud_ready(&v, qkey, psn);
+		GR_CHECK(r == 0, "qx_ud_ready() returned %d", r);
+		vm_query_qp(&v, &a);
+		GR_EQ_U(a.qp_state, VM_QPS_RTS);
+		GR_EQ_U(a.qkey, qkey);
+		GR_EQ_U(a.sq_psn, psn);
+	}
 	return gr_verdict();
 }
 
@@ -117,6 +352,40 @@ static int recv_bounds(void)
 	GR_EQ_U(qb.rq_count, 2);
 	GR_EQ_U(qb.rq[0].wr_id, 1);
 	GR_EQ_U(qb.rq_sge[1].addr, (uintptr_t)(buf_b + 65000));
+	{
+		unsigned i, n = 2;
+		size_t off;
+		uint32_t len;
+		int r;
+
+		for (i = 0; i < 60 && !gr_failures; i++) {
+			off = gr_below(2) ? gr_below(65537)
+					  : 65536 - gr_below(600);
+			len = (uint32_t)(gr_below(2)
+						 ? gr_below(65537 - off) +
+							   (gr_below(3) == 0)
+						 : gr_below(1u << 20));
+			r = qx_post_recv(&qb, mr_b, off, len, 1000 + i);
+			if (off + len > 65536) {
+				GR_CHECK(r == -EINVAL,
+					 "a receive of %u bytes at %zu: %d, "
+					 "expected -EINVAL",
+					 len, off, r);
+				continue;
+			}
+			GR_CHECK(r == 0 || (r == -ENOMEM && n == VM_MAX_RECV),
+				 "a receive of %u bytes at %zu: %d, expected 0",
+				 len, off, r);
+			if (r)
+				break;
+			GR_CHECK(qb.rq_sge[(qb.rq_head + n) % VM_MAX_RECV]
+						 .addr ==
+					 (uintptr_t)(buf_b + off),
+				 "a receive at %zu posted at the wrong address",
+				 off);
+			n++;
+		}
+	}
 	return gr_verdict();
 }
 
@@ -161,6 +430,28 @@ static int write_imm(void)
 				 imm == (uint32_t)r && id == 100u + r,
 			 "write %d of 10000 bytes: no completion with imm %d",
 			 r, r);
+	/* Drawn: offsets, lengths, bytes, immediates. */
+	for (r = 0; r < 20 && !gr_failures; r++) {
+		uint32_t n = 1 + (uint32_t)gr_below(8192),
+			 want = (uint32_t)gr_rand();
+		size_t lo = gr_below(65536 - n), ro = gr_below(65536 - n), i;
+
+		for (i = 0; i < n; i++)
+			buf_a[lo + i] = (uint8_t)gr_rand();
+		GR_EQ_U(qx_post_recv(&qb, mr_b, 0, 0, 500 + r), 0);
+		GR_EQ_U(qx_write_imm(&qa, mr_a, lo, n,
+				     (uint64_t)(uintptr_t)(buf_b + ro),
+				     mr_b->rkey, want, 900 + r),
+			0);
+		GR_CHECK(!memcmp(buf_b + ro, buf_a + lo, n),
+			 "%u bytes from offset %zu did not land at %zu", n, lo,
+			 ro);
+		GR_CHECK(qx_poll_imm(&b_rcq, &imm, &len, &id) == 1 &&
+				 imm == want && len == n && id == 500u + r,
+			 "a write of %u bytes, imm %#x: poll said imm %#x len "
+			 "%u wr_id %llu",
+			 n, want, imm, len, (unsigned long long)id);
+	}
 	return gr_verdict();
 }
 
@@ -168,6 +459,7 @@ static int write_imm(void)
 static int write_bounds(void)
 {
 	struct vm_qp_attr a;
+	unsigned i;
 
 	setup();
 	connect_both();
@@ -178,6 +470,17 @@ static int write_bounds(void)
 	GR_EQ_U(qx_write_imm(&qa, mr_a, SIZE_MAX - 10, 100, (uintptr_t)buf_b,
 			     mr_b->rkey, 1, 1),
 		-EINVAL);
+	for (i = 0; i < 30; i++) {
+		size_t off = gr_below(2) ? 65536 - gr_below(1000)
+					 : (size_t)gr_rand();
+		uint32_t len = (uint32_t)(65536 - (off < 65536 ? off : 0) + 1 +
+					  gr_below(1000));
+
+		GR_CHECK(qx_write_imm(&qa, mr_a, off, len, (uintptr_t)buf_b,
+				      mr_b->rkey, 1, 1) == -EINVAL,
+			 "a write of %u bytes at offset %zu was not refused",
+			 len, off);
+	}
 	GR_EQ_U(a_scq.count, 0);
 	GR_CHECK(vm_query_qp(&qa, &a) == 0 && a.qp_state == VM_QPS_RTS,
 		 "a refused write broke the QP");
@@ -213,6 +516,33 @@ static int poll_errors(void)
 	GR_EQ_U(qx_poll_imm(&b_rcq, &imm, &len, &id), -EIO);
 	GR_EQ_U(qx_poll_imm(&b_rcq, &imm, &len, &id), -EIO);
 	GR_EQ_U(qx_poll_imm(&b_rcq, &imm, &len, &id), 0);
+	/* Drawn: a good write among flushed receives. */
+	{
+		unsigned k = 1 + (unsigned)gr_below(10), i;
+		uint32_t want = (uint32_t)gr_rand();
+
+		setup();
+		draw_ids();
+		connect_both();
+		GR_STOP_IF_FAILED();
+		GR_EQ_U(qx_post_recv(&qb, mr_b, 0, 64, 7), 0);
+		GR_EQ_U(qx_write_imm(&qa, mr_a, 0, 8, (uintptr_t)buf_b,
+				     mr_b->rkey, want, 8),
+			0);
+		for (i = 0; i < k; i++)
+			qx_post_recv(&qb, mr_b, 64 * i, 64, 10 + i);
+		vm_modify_qp(&qb,
+			     &(struct vm_qp_attr){ .qp_state = VM_QPS_ERR },
+			     VM_QP_STATE);
+		GR_CHECK(qx_poll_imm(&b_rcq, &imm, &len, &id) == 1 &&
+				 imm == want,
+			 "the write before the flush: no completion with imm "
+			 "%#x",
+			 want);
+		for (i = 0; i < k; i++)
+			GR_EQ_U(qx_poll_imm(&b_rcq, &imm, &len, &id), -EIO);
+		GR_EQ_U(qx_poll_imm(&b_rcq, &imm, &len, &id), 0);
+	}
 	return gr_verdict();
 }
 
@@ -234,5 +564,6 @@ static const struct gr_case cases[] = {
 
 int main(int argc, char **argv)
 {
+	gr_sandbox(&(struct gr_sandbox){ 0 });
 	return gr_main(argc, argv, "12-verbs-qp", cases);
 }

@@ -71,6 +71,11 @@ void dm_port_init(struct dm_port *p, unsigned n, unsigned nb_rxd)
 	refill(p);
 }
 
+void dm_reseed(unsigned seed)
+{
+	dv.seed = seed;
+}
+
 void dm_wire(struct dm_port *p, unsigned k)
 {
 	unsigned i;

@@ -48,6 +48,8 @@ struct dm_counters {
 
 /* A port with nb_rxd descriptors and a pool of n mbufs (RX ring filled). */
 void dm_port_init(struct dm_port *p, unsigned n, unsigned nb_rxd);
+/* Draw the wire's packets (lengths, which to forward) from seed. */
+void dm_reseed(unsigned seed);
 /* The wire brings k packets: into filled descriptors, else imissed. */
 void dm_wire(struct dm_port *p, unsigned k);
 /* rte_eth_rx_burst(): up to n received mbufs into bufs, how many. */

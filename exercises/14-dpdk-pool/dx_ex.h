@@ -25,16 +25,18 @@ struct dx_cfg {
  * the smallest 2^q - 1 that is enough. Where mbufs are at the worst
  * moment: every RX descriptor holds one; every TX descriptor may hold one
  * not yet freed; every lcore may hold a burst in its hands, and its cache
- * may hold up to 1.5 times its size before it flushes to the pool (the
- * flush threshold of rte_mempool). A pool of 2^q - 1 mbufs is the one
+ * may hold up to its flush threshold, (unsigned)(1.5 x its size), before
+ * it flushes to the pool (DPDK 22.11: a put that would go past the
+ * threshold flushes the cache first). A pool of 2^q - 1 mbufs is the one
  * that fits its ring of 2^q slots with no waste.
  */
 unsigned dx_pool_size(const struct dx_cfg *c);
 
 /*
- * 0 when a per-lcore cache of cache mbufs is allowed for a pool of n
- * (rte_mempool_create(3): at most DX_CACHE_MAX, and cache * 1.5 at most
- * n), else -EINVAL. A cache of 0 is allowed.
+ * 0 when rte_mempool_create() accepts a pool of n mbufs with a per-lcore
+ * cache of cache, else -EINVAL. DPDK 22.11 refuses an empty pool, a cache
+ * over DX_CACHE_MAX, and a cache whose flush threshold,
+ * (unsigned)(cache * 1.5), is over n. A cache of 0 is allowed.
  */
 int dx_cache_ok(unsigned n, unsigned cache);
 

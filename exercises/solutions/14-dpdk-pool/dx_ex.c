@@ -11,9 +11,10 @@ unsigned dx_pool_size(const struct dx_cfg *c)
 {
 	unsigned long need, n = 1;
 
+	/* A cache holds up to its flush threshold: (unsigned)(1.5 x size). */
 	need = (unsigned long)c->ports *
 		       (c->rxq * c->nb_rxd + c->txq * c->nb_txd) +
-	       (unsigned long)c->lcores * (c->burst + (c->cache * 3 + 1) / 2);
+	       (unsigned long)c->lcores * (c->burst + c->cache * 3ul / 2);
 	while (n - 1 < need)
 		n *= 2;
 	return (unsigned)(n - 1);
@@ -21,7 +22,7 @@ unsigned dx_pool_size(const struct dx_cfg *c)
 
 int dx_cache_ok(unsigned n, unsigned cache)
 {
-	if (cache > DX_CACHE_MAX || (unsigned long)cache * 3 > 2ul * n)
+	if (n == 0 || cache > DX_CACHE_MAX || (unsigned long)cache * 3 / 2 > n)
 		return -EINVAL;
 	return 0;
 }
