@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Graded tests of exercise 4: recvmmsg() batching. A sender socket on
- * loopback queues datagrams on the receiver's socket; the exercise's
- * functions receive them. This program defines recvmmsg(), recvfrom(),
- * recvmsg() and recv() itself: they count the calls and make the system
- * call, so the tests know how many system calls a batch took.
+ * Graded tests of exercise 4: recvmmsg() batching. The grader binds a
+ * socket on loopback, hands the worker (wk_recvmmsg.c) a copy of it, and
+ * queues datagrams on it from a sender socket of its own; the student's
+ * functions receive them in the worker. The grader counts the worker's
+ * receive calls on that socket itself, from outside: every recvmmsg(),
+ * recvfrom(), recvmsg(), read() and readv() stops at the grader first
+ * (seccomp's user notification), whatever the code calls them with.
  */
 #include "grade.h"
-#include "recvmmsg_ex.h"
+#include "clock.h"
+#include "recvmmsg_rpc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,37 +21,30 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define BUF_LEN 9216 /* kernel-stack/rx_socket.h */
+
+/* What the grader counts, on the socket (the worker's descriptor 4). */
+static const struct gr_count counted[] = {
+	{ SYS_recvmmsg, WK_FD_GIVEN }, { SYS_recvfrom, WK_FD_GIVEN },
+	{ SYS_recvmsg, WK_FD_GIVEN },  { SYS_read, WK_FD_GIVEN },
+	{ SYS_readv, WK_FD_GIVEN },
+};
+
+/* The worker's receive calls so far: recvmmsg(), and any other. */
 static struct {
-	unsigned recvmmsg, other;
+	uint64_t recvmmsg, other;
 } calls;
 
-int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags,
-	     struct timespec *t)
+/* Read the counts the grader keeps. */
+static void count_calls(void)
 {
-	calls.recvmmsg++;
-	return (int)syscall(SYS_recvmmsg, fd, v, n, flags, t);
+	calls.recvmmsg = gr_syscalls(SYS_recvmmsg);
+	calls.other = gr_syscalls(SYS_recvfrom) + gr_syscalls(SYS_recvmsg) +
+		      gr_syscalls(SYS_read) + gr_syscalls(SYS_readv);
 }
 
-ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
-		 struct sockaddr *addr, socklen_t *alen)
-{
-	calls.other++;
-	return syscall(SYS_recvfrom, fd, buf, len, flags, addr, alen);
-}
-
-ssize_t recvmsg(int fd, struct msghdr *m, int flags)
-{
-	calls.other++;
-	return syscall(SYS_recvmsg, fd, m, flags);
-}
-
-ssize_t recv(int fd, void *buf, size_t len, int flags)
-{
-	calls.other++;
-	return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
-}
-
-static struct sock_rx rx;
+static struct rx_counts rx; /* the worker's counters, after a batch */
+static struct rx_msg_view view[1024];
 static int tx_fd;
 static uint32_t next_seq;
 
@@ -57,28 +53,40 @@ static void setup(unsigned batch)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct rx_setup_in q = { batch, MSG_DONTWAIT };
 	socklen_t alen = sizeof(a);
-	int big = 4 << 20;
+	int big = 4 << 20, fd;
 
-	pl_stats_init(&rx.stats);
-	rx.batch = batch;
-	rx.flags = MSG_DONTWAIT;
-	rx.bufs = calloc(batch, BUF_LEN);
-	rx.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	tx_fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (!rx.bufs || rx.fd < 0 || tx_fd < 0 ||
-	    setsockopt(rx.fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big)) ||
-	    bind(rx.fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(rx.fd, (struct sockaddr *)&a, &alen) ||
-	    connect(tx_fd, (struct sockaddr *)&a, sizeof(a))) {
-		gr_fail_at(__FILE__, __LINE__, "test setup: %s",
-			   strerror(errno));
-		exit(GR_FAIL);
-	}
-	/* What a careless init leaves behind must not look right. */
-	memset(rx.msgs, 0xa5, sizeof(rx.msgs));
-	memset(rx.iov, 0xa5, sizeof(rx.iov));
-	ex_init_msgs(&rx);
+	if (fd < 0 || tx_fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big)) ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen) ||
+	    connect(tx_fd, (struct sockaddr *)&a, sizeof(a)))
+		gr_setup_failed("sockets: %s", strerror(errno));
+	gr_give_fd(fd);
+	memset(&rx, 0, sizeof(rx));
+	memset(&calls, 0, sizeof(calls));
+	gr_context("ex_init_msgs() of a batch of %u", batch);
+	gr_call_exact(RX_SETUP, &q, sizeof(q), view, batch * sizeof(view[0]));
+	gr_context("%s", "");
+}
+
+/* The student's ex_recv_batch() once: what it returned. One call, one
+ * recvmmsg() (the exercise), counted by the grader. */
+static int ex_recv_batch(void)
+{
+	uint64_t before = calls.recvmmsg, other = calls.other;
+
+	gr_call_exact(RX_BATCH, NULL, 0, &rx, sizeof(rx));
+	count_calls();
+	GR_CHECK(calls.recvmmsg == before + 1 && calls.other == other,
+		 "one ex_recv_batch() made %llu recvmmsg() and %llu other "
+		 "receive calls on the socket, expected 1 and 0",
+		 (unsigned long long)(calls.recvmmsg - before),
+		 (unsigned long long)(calls.other - other));
+	return rx.ret;
 }
 
 /* Queue n pathlab datagrams of size bytes (0: 18 to 1400) on the socket. */
@@ -90,7 +98,7 @@ static uint64_t send_n(unsigned n, size_t size)
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
-		len = size ? size : 18 + (size_t)(rand() % (1400 - 18));
+		len = size ? size : 18 + gr_below(1400 - 18);
 		pl_build_payload(buf, len, 1, next_seq++, pl_now_ns());
 		if (send(tx_fd, buf, len, 0) != (ssize_t)len) {
 			gr_fail_at(__FILE__, __LINE__, "test send: %s",
@@ -105,30 +113,38 @@ static uint64_t send_n(unsigned n, size_t size)
 /* Unique sequence numbers the stats saw in flow 1. */
 static uint64_t unique(void)
 {
-	return rx.stats.flows[1] ? rx.stats.flows[1]->unique : 0;
+	return rx.unique;
+}
+
+/* Check what ex_init_msgs() left for a batch of n. */
+static void check_msgs(unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n && !gr_failures; i++) {
+		GR_CHECK(view[i].iov == (int32_t)i && view[i].iovlen == 1,
+			 "message %u: msg_iov at iov[%d] (len %u), expected "
+			 "&rx->iov[%u] (len 1)",
+			 i, view[i].iov, view[i].iovlen, i);
+		GR_CHECK(view[i].buf == (int32_t)i &&
+				 view[i].iov_len == BUF_LEN,
+			 "iov %u: buffer %d + %u, expected rx->bufs[%u] + %u",
+			 i, view[i].buf, view[i].iov_len, i, BUF_LEN);
+		GR_CHECK(!view[i].extras,
+			 "message %u: msg_name/msg_control not cleared", i);
+	}
 }
 
 /* Each message points at its own buffer through one iovec. */
 static int init_msgs(void)
 {
-	unsigned i;
+	unsigned n = 1 + (unsigned)gr_below(1024);
 
 	setup(64);
-	for (i = 0; i < 64 && !gr_failures; i++) {
-		const struct msghdr *m = &rx.msgs[i].msg_hdr;
-
-		GR_CHECK(m->msg_iov == &rx.iov[i] && m->msg_iovlen == 1,
-			 "message %u: msg_iov %p (len %zu), expected "
-			 "&rx->iov[%u] (len 1)",
-			 i, (void *)m->msg_iov, (size_t)m->msg_iovlen, i);
-		GR_CHECK(rx.iov[i].iov_base == rx.bufs[i] &&
-				 rx.iov[i].iov_len == BUF_LEN,
-			 "iov %u: %p + %zu, expected rx->bufs[%u] + %u", i,
-			 rx.iov[i].iov_base, rx.iov[i].iov_len, i, BUF_LEN);
-		GR_CHECK(!m->msg_name && !m->msg_namelen && !m->msg_control &&
-				 !m->msg_controllen,
-			 "message %u: msg_name/msg_control not cleared", i);
-	}
+	check_msgs(64);
+	gr_worker_stop();
+	setup(n); /* and a drawn batch */
+	check_msgs(n);
 	return gr_verdict();
 }
 
@@ -139,14 +155,25 @@ static int one_call(void)
 
 	setup(64);
 	send_n(64, 64);
-	n = ex_recv_batch(&rx);
+	n = ex_recv_batch();
 	GR_EQ_U(n, 64);
 	GR_EQ_U(calls.recvmmsg, 1);
 	GR_EQ_U(calls.other, 0);
 	GR_EQ_U(rx.syscalls, 1);
-	GR_EQ_U(rx.stats.packets, 64);
+	GR_EQ_U(rx.packets, 64);
 	GR_EQ_U(unique(), 64);
-	GR_EQ_U(rx.stats.bad_total, 0);
+	GR_EQ_U(rx.bad_total, 0);
+	{
+		unsigned b = 1 + (unsigned)gr_below(256);
+
+		gr_worker_stop();
+		setup(b); /* a drawn batch, as many waiting */
+		send_n(b, 18 + gr_below(1000));
+		GR_EQ_U(ex_recv_batch(), b);
+		GR_EQ_U(calls.recvmmsg, 1);
+		GR_EQ_U(calls.other, 0);
+		GR_EQ_U(rx.packets, b);
+	}
 	return gr_verdict();
 }
 
@@ -156,27 +183,26 @@ static int lengths(void)
 	uint64_t bytes;
 	int n;
 
-	srand(4);
 	setup(64);
 	bytes = send_n(64, 0);
-	n = ex_recv_batch(&rx);
+	n = ex_recv_batch();
 	GR_EQ_U(n, 64);
-	GR_EQ_U(rx.stats.bad_total, 0);
-	GR_EQ_U(rx.stats.packets, 64);
-	GR_EQ_U(rx.stats.bytes, bytes);
+	GR_EQ_U(rx.bad_total, 0);
+	GR_EQ_U(rx.packets, 64);
+	GR_EQ_U(rx.bytes, bytes);
 	return gr_verdict();
 }
 
 /* Nothing there: 0, counted as an empty call; then one arrives. */
 static int empty(void)
 {
-	setup(16);
-	GR_EQ_U(ex_recv_batch(&rx), 0);
+	setup(1 + (unsigned)gr_below(1024));
+	GR_EQ_U(ex_recv_batch(), 0);
 	GR_EQ_U(rx.empty, 1);
 	GR_EQ_U(rx.syscalls, 1);
 	send_n(1, 100);
-	GR_EQ_U(ex_recv_batch(&rx), 1);
-	GR_EQ_U(rx.stats.packets, 1);
+	GR_EQ_U(ex_recv_batch(), 1);
+	GR_EQ_U(rx.packets, 1);
 	GR_EQ_U(rx.empty, 1);
 	GR_EQ_U(rx.syscalls, 2);
 	return gr_verdict();
@@ -185,22 +211,22 @@ static int empty(void)
 /* 10,000 datagrams, batch 32: a system call per batch, not per packet. */
 static int many(void)
 {
-	unsigned chunk, got, tries;
+	unsigned chunk, got, tries, b = 16 + (unsigned)gr_below(49);
 	int n;
 
-	setup(32);
+	setup(b);
 	for (chunk = 0; chunk < 50; chunk++) {
-		send_n(200, 64);
+		send_n(200, 18 + gr_below(200));
 		for (got = 0, tries = 0; got < 200 && tries < 1000; tries++) {
-			n = ex_recv_batch(&rx);
+			n = ex_recv_batch();
 			got += n > 0 ? (unsigned)n : 0;
 		}
 	}
-	GR_EQ_U(rx.stats.packets, 10000);
+	GR_EQ_U(rx.packets, 10000);
 	GR_EQ_U(unique(), 10000);
-	GR_CHECK(calls.recvmmsg <= 50 * 8,
-		 "%u recvmmsg() calls for 10000 datagrams in batches of 32",
-		 calls.recvmmsg);
+	GR_CHECK(calls.recvmmsg <= 50 * ((200 + b - 1) / b + 1),
+		 "%llu recvmmsg() calls for 10000 datagrams in batches of %u",
+		 (unsigned long long)calls.recvmmsg, b);
 	GR_EQ_U(calls.other, 0);
 	GR_EQ_U(rx.syscalls, calls.recvmmsg);
 	return gr_verdict();
@@ -220,11 +246,29 @@ static int bad_datagrams(void)
 		send(tx_fd, buf, sizeof(buf), 0);
 	for (i = 0; i < 2; i++)
 		send(tx_fd, buf, 10, 0); /* shorter than a header */
-	GR_EQ_U(ex_recv_batch(&rx), 15);
-	GR_EQ_U(rx.stats.packets, 10);
-	GR_EQ_U(rx.stats.bad[PL_BAD_MAGIC], 3);
-	GR_EQ_U(rx.stats.bad[PL_BAD_HDR_TRUNC], 2);
-	GR_EQ_U(rx.stats.bad_total, 5);
+	GR_EQ_U(ex_recv_batch(), 15);
+	GR_EQ_U(rx.packets, 10);
+	GR_EQ_U(rx.bad[PL_BAD_MAGIC], 3);
+	GR_EQ_U(rx.bad[PL_BAD_HDR_TRUNC], 2);
+	GR_EQ_U(rx.bad_total, 5);
+	{ /* drawn: how many of each, and which byte is wrong */
+		unsigned good = (unsigned)gr_below(20),
+			 magic = (unsigned)gr_below(20),
+			 shorts = (unsigned)gr_below(20);
+		uint64_t p0 = rx.packets, b0 = rx.bad_total;
+
+		send_n(good, 18 + gr_below(500));
+		for (i = 0; i < magic; i++) {
+			pl_build_payload(buf, sizeof(buf), 1, 2000 + i, 0);
+			buf[gr_below(2)] ^= (uint8_t)(1 + gr_below(255));
+			send(tx_fd, buf, sizeof(buf), 0);
+		}
+		for (i = 0; i < shorts; i++)
+			send(tx_fd, buf, gr_below(18), 0);
+		GR_EQ_U(ex_recv_batch(), good + magic + shorts);
+		GR_EQ_U(rx.packets - p0, good);
+		GR_EQ_U(rx.bad_total - b0, magic + shorts);
+	}
 	return gr_verdict();
 }
 
@@ -242,10 +286,29 @@ static int truncated(void)
 			 "send of a %zu-byte datagram: %s", sizeof(big),
 			 strerror(errno));
 	send_n(1, 100);
-	GR_EQ_U(ex_recv_batch(&rx), 5);
-	GR_EQ_U(rx.stats.packets, 3);
-	GR_EQ_U(rx.stats.bad[PL_BAD_UDP_LEN], 2);
-	GR_EQ_U(rx.stats.bad_total, 2);
+	GR_EQ_U(ex_recv_batch(), 5);
+	GR_EQ_U(rx.packets, 3);
+	GR_EQ_U(rx.bad[PL_BAD_UDP_LEN], 2);
+	GR_EQ_U(rx.bad_total, 2);
+	{ /* drawn: how many, how long */
+		unsigned k = 1 + (unsigned)gr_below(5),
+			 n = (unsigned)gr_below(10);
+		static uint8_t huge[60000];
+
+		for (i = 0; i < k; i++) {
+			size_t len = BUF_LEN + 1 +
+				     gr_below(sizeof(huge) - BUF_LEN - 1);
+
+			pl_build_payload(huge, len, 1, 5000 + i, 0);
+			GR_CHECK(send(tx_fd, huge, len, 0) == (ssize_t)len,
+				 "send of a %zu-byte datagram: %s", len,
+				 strerror(errno));
+		}
+		send_n(n, 18 + gr_below(1400));
+		GR_EQ_U(ex_recv_batch(), k + n);
+		GR_EQ_U(rx.packets, 3 + n);
+		GR_EQ_U(rx.bad[PL_BAD_UDP_LEN], 2 + k);
+	}
 	return gr_verdict();
 }
 
@@ -264,5 +327,10 @@ static const struct gr_case cases[] = {
 
 int main(int argc, char **argv)
 {
+	gr_sandbox(&(struct gr_sandbox){
+		.flags = GR_SB_SOCKETS,
+		.count = counted,
+		.ncount = sizeof(counted) / sizeof(counted[0]),
+	});
 	return gr_main(argc, argv, "04-recvmmsg", cases);
 }
