@@ -88,8 +88,8 @@ static void child_hide(void)
 		    put("/proc/self/uid_map", "%u %u 1", uid, uid) ||
 		    put("/proc/self/gid_map", "%u %u 1", gid, gid)) {
 			dprintf(WK_FD_OUT,
-				"sandbox: no namespace of its own here (%s): "
-				"the worker sees your files (read-only)\n",
+				"note: no namespace of its own here (%s): the "
+				"worker sees your files (read-only)\n",
 				strerror(errno));
 			return;
 		}
@@ -104,6 +104,10 @@ static void child_hide(void)
 			  "size=4k,mode=0555") &&
 		    errno != ENOENT)
 			child_fail(hide[i]);
+	/* A /tmp of its own: what a runtime leaves there goes with it. */
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=16m,mode=1777"))
+		child_fail("/tmp");
 }
 
 /* The worker's limits. */
