@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run_verbs.sh TEST [grade options]: run exercise 8's graded test where
-# verbs work. On a host with an RDMA device (an active port 1 with an IPv4
-# RoCE GID) it runs here, both ends on that device; otherwise inside the
-# Soft-RoCE VM (labs/rdma-vm, one boot). Without either, every case is
-# reported skipped (exit 77) with the reason.
+# run_verbs.sh GRADER --worker WORKER [grade options]: run exercise 8's
+# grader where verbs work. On a host with an RDMA device (an active port 1
+# with an IPv4 RoCE GID) it runs here, both ends on that device; otherwise
+# inside the Soft-RoCE VM (labs/rdma-vm, one boot), where the worker, as
+# nobody, may open the guest's verbs devices (as rdma-core's udev rules
+# allow on a host). Without either, every case is reported skipped (exit
+# 77) with the reason.
 set -u
 TEST=$(readlink -f "$1")
 shift
@@ -17,7 +19,7 @@ case " $* " in *" --list "*) exec "$TEST" "$@" ;; esac
 # Report every case skipped for reason $1, exit 77.
 skip_all() {
 	echo "SKIP: $1" >&2
-	"$TEST" --list | while read -r _ points name _; do
+	"$TEST" "$@" --list | while read -r _ points name _; do
 		echo "GRADE SKIP $points $name $1"
 	done
 	exit 77
@@ -54,7 +56,9 @@ esac
 # The guest's console may end lines with CR; the grader wants plain lines.
 out=$(mktemp)
 "$REPO/labs/rdma-vm" run --timeout 300 --share "$BUILD" -- \
-	env GR_TIMEOUT="${GR_TIMEOUT:-60}" "$TEST" "$@" | tr -d '\r' | tee "$out"
+	sh -c 'chmod 0666 /dev/infiniband/uverbs* && exec "$@"' sh \
+	env GR_TIMEOUT="${GR_TIMEOUT:-60}" ${GR_SEED:+GR_SEED=$GR_SEED} \
+	"$TEST" "$@" | tr -d '\r' | tee "$out"
 rc=${PIPESTATUS[0]}
 # No result at all: the VM did not run the test (it did not boot, timed
 # out, could not write its cache). That grades nothing: the cases are
