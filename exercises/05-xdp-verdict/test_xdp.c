@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Graded tests of exercise 5: the XDP program's decision, without an
- * interface to attach to. The exercise's object file (argv[1]) is loaded
- * with libbpf and run on crafted frames with BPF_PROG_TEST_RUN; the test
- * reads its per-CPU maps afterwards. For the redirect, a private network
- * namespace gets a veth with four queues and an AF_XDP socket in the xsks
- * map, so that bpf_redirect_map() finds one. Needs root (CAP_BPF,
- * CAP_NET_ADMIN); skipped without.
+ * Graded tests of exercise 5: the XDP program's decision. The student's
+ * code is a BPF program: it runs in the kernel, under the verifier, never
+ * in the grader's memory. The grader loads the exercise's object file
+ * (argv[1]) with libbpf, refusing an object that brings anything but the
+ * one XDP program and the lab's maps (another program, a pinned map, a
+ * map of another kind), and judges it two ways:
+ * - on crafted frames, fixed and drawn from the seed, with
+ *   BPF_PROG_TEST_RUN, reading its per-CPU maps afterwards (for the
+ *   redirect, a veth with four queues and an AF_XDP socket in the xsks
+ *   map, so that bpf_redirect_map() finds one);
+ * - on live traffic: attached to the receiving veth of a lab of the
+ *   case's own (lib/lab.h), where pathlab-gen sends good and malformed
+ *   frames; its counts against what the generator sent and the link saw,
+ *   and the frames an AF_XDP socket received.
+ * Needs root (CAP_BPF, CAP_NET_ADMIN); skipped without.
  */
 #include "grade.h"
+#include "lab.h"
 #include "pathlab_xdp.h"
 #include "wire.h"
 
@@ -16,6 +25,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/if_link.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -39,10 +49,65 @@ static const struct pl_frame_spec spec = {
 	.dst_port = PL_UDP_PORT,
 };
 
+/* The lab's maps: their kind and the size of their values. */
+static const struct {
+	const char *name;
+	enum bpf_map_type type;
+	unsigned value;
+} lab_maps[] = {
+	{ "xsks", BPF_MAP_TYPE_XSKMAP, sizeof(__u32) },
+	{ "verdicts", BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(struct pl_xdp_count) },
+	{ "reasons", BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u64) },
+	{ "lab", BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(struct pl_xdp_lab) },
+};
+
+/*
+ * Refuse what an object for this exercise has no business carrying: a
+ * program other than the XDP one (it would load with it, and could run
+ * anywhere), a pinned map (one that outlives the load, or was there
+ * before it), a lab map of another kind or size. "" or why not.
+ */
+static const char *object_ok(struct bpf_object *o)
+{
+	static char why[160];
+	struct bpf_program *p;
+	struct bpf_map *m;
+	unsigned i;
+
+	bpf_object__for_each_program(
+		p, o) if (strcmp(bpf_program__name(p), "pathlab_xdp") ||
+			  bpf_program__type(p) != BPF_PROG_TYPE_XDP)
+	{
+		snprintf(why, sizeof(why),
+			 "the object has a program %s (%s): the "
+			 "exercise is the one XDP program pathlab_xdp",
+			 bpf_program__name(p), bpf_program__section_name(p));
+		return why;
+	}
+	bpf_object__for_each_map(m, o) if (bpf_map__pin_path(m))
+	{
+		snprintf(why, sizeof(why), "map %s is pinned (%s)",
+			 bpf_map__name(m), bpf_map__pin_path(m));
+		return why;
+	}
+	for (i = 0; i < sizeof(lab_maps) / sizeof(lab_maps[0]); i++) {
+		m = bpf_object__find_map_by_name(o, lab_maps[i].name);
+		if (!m || bpf_map__type(m) != lab_maps[i].type ||
+		    bpf_map__value_size(m) != lab_maps[i].value) {
+			snprintf(why, sizeof(why),
+				 "map %s is not the lab's (pathlab_xdp.h)",
+				 lab_maps[i].name);
+			return why;
+		}
+	}
+	return "";
+}
+
 /* Skip without root; load the exercise's program; GR_PASS or why not. */
 static int load(void)
 {
 	struct bpf_program *p;
+	const char *why;
 
 	if (geteuid() != 0)
 		return gr_skip("needs root to load XDP programs "
@@ -51,6 +116,11 @@ static int load(void)
 	if (!obj) {
 		gr_fail_at(__FILE__, __LINE__, "open %s: %s", obj_path,
 			   strerror(errno));
+		return GR_FAIL;
+	}
+	why = object_ok(obj);
+	if (why[0]) {
+		gr_fail_at(__FILE__, __LINE__, "%s", why);
 		return GR_FAIL;
 	}
 	if (bpf_object__load(obj)) {
@@ -145,6 +215,21 @@ static size_t good(uint8_t *f, size_t cap)
 	return pl_build_frame(f, cap, &spec, 18, 0, 1, 1);
 }
 
+/* A good datagram of drawn size and fields (to port, 0: the lab's). */
+static size_t drawn(uint8_t *f, size_t cap, uint16_t port)
+{
+	struct pl_frame_spec s = spec;
+
+	s.dst_port = port ? port : PL_UDP_PORT;
+	s.src_ip = (uint32_t)gr_rand();
+	s.src_port = (uint16_t)gr_rand();
+	s.vlan = gr_below(3) == 0;
+	s.vlan_tci = (uint16_t)gr_below(4096);
+	return pl_build_frame(f, cap, &s, 18 + gr_below(cap - 100),
+			      (uint8_t)gr_rand(), (uint32_t)gr_rand(),
+			      gr_rand());
+}
+
 /* An ARP-typed frame of 60 bytes. */
 static size_t arp(uint8_t *f, size_t cap)
 {
@@ -175,6 +260,21 @@ static int verdict_counts(void)
 		GR_EQ_U(c[0].packets, 5);
 		GR_EQ_U(c[1].packets, 3);
 		GR_EQ_U(c[1].bytes, 3 * len);
+	}
+	{ /* drawn: frames of other sizes, more repeats, each CPU */
+		static uint8_t g[1500];
+		unsigned r = 1 + (unsigned)gr_below(50), k;
+		size_t glen = drawn(g, sizeof(g), 0);
+		int cpu = ncpu > 1 ? (int)gr_below(2) : 0;
+		struct pl_xdp_count before[256];
+
+		g[12] = 0x08, g[13] = 0x06; /* ARP: on to the stack */
+		verdicts(XDP_PASS, before);
+		for (k = 0; k < 2; k++)
+			run(g, glen, cpu, r, NULL);
+		verdicts(XDP_PASS, c);
+		GR_EQ_U(c[cpu].packets - before[cpu].packets, 2 * r);
+		GR_EQ_U(c[cpu].bytes - before[cpu].bytes, 2 * r * glen);
 	}
 	return gr_verdict();
 }
@@ -210,53 +310,121 @@ static int reason_counts(void)
 			 (unsigned long long)reason(rs[i]), i + 1);
 	GR_EQ_U(reason(PL_OTHER_L2), 2);
 	GR_EQ_U(reason(PL_OK), 7);
+	{ /* drawn: how many of each, frames of drawn sizes */
+		__u64 want[PL_REASON_MAX] = { 0 }, base[PL_REASON_MAX];
+		unsigned k, r;
+
+		for (k = 0; k < PL_REASON_MAX; k++)
+			base[k] = reason(k);
+		for (k = 0; k < 30; k++) {
+			enum pl_reason why =
+				gr_below(3) ? rs[gr_below(sizeof(rs) /
+							  sizeof(rs[0]))]
+					    : PL_OK;
+
+			if (why == PL_OK)
+				len = drawn(f, sizeof(f), 0);
+			else
+				len = pl_build_bad_frame(f, sizeof(f), &spec,
+							 why, 18 + gr_below(60),
+							 (uint32_t)gr_rand());
+			r = 1 + (unsigned)gr_below(5);
+			run(f, len, 0, r, NULL);
+			want[why] += r;
+		}
+		for (k = 0; k < PL_REASON_MAX; k++)
+			GR_CHECK(reason(k) - base[k] == want[k],
+				 "drawn frames: reasons[%s] grew by %llu, "
+				 "expected %llu",
+				 pl_reason_name((enum pl_reason)k),
+				 (unsigned long long)(reason(k) - base[k]),
+				 (unsigned long long)want[k]);
+	}
 	return gr_verdict();
 }
 
+/* An AF_XDP socket the grader reads: its rings, its UMEM. */
+static struct {
+	struct xsk_ring_prod fq;
+	struct xsk_ring_cons cq, rx;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	void *area;
+} sock;
+
+#define SOCK_FRAMES 4096
+
 /*
- * A private namespace with a four-queue veth, and an AF_XDP socket bound
- * to its queue 0 put into the xsks map under key 2; the veth's ifindex.
+ * A lab of queues queues (lib/lab.h), and an AF_XDP socket bound to plx0's
+ * queue 0, its frames on the fill ring, put into the xsks map under key;
+ * plx0's ifindex, or -1.
  */
-static int socket_on_queue_2(void)
+static int socket_under(__u32 key, unsigned queues)
 {
-	static struct xsk_ring_prod fq;
-	static struct xsk_ring_cons cq, rx;
+	const struct xsk_umem_config uc = {
+		.fill_size = SOCK_FRAMES,
+		.comp_size = 64,
+		.frame_size = 4096,
+	};
 	const struct xsk_socket_config sc = {
-		.rx_size = 64,
+		.rx_size = SOCK_FRAMES,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = XDP_COPY,
 	};
-	struct xsk_umem *umem;
-	struct xsk_socket *xsk;
-	size_t len = 64 * 4096;
-	void *area;
-	__u32 key = 2;
-	int fd, ifindex;
+	size_t len = SOCK_FRAMES * 4096;
+	__u32 idx, i;
+	int fd;
 
-	if (unshare(CLONE_NEWNET) ||
-	    system("ip link add plx0 numtxqueues 4 numrxqueues 4 type veth "
-		   "peer name plx1 numtxqueues 4 numrxqueues 4 && "
-		   "ip link set plx0 up && ip link set plx1 up")) {
-		gr_fail_at(__FILE__, __LINE__,
-			   "test setup: a veth in a private namespace");
+	if (gr_lab_up(queues) != GR_PASS)
 		return -1;
+	sock.area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sock.area == MAP_FAILED ||
+	    xsk_umem__create(&sock.umem, sock.area, len, &sock.fq, &sock.cq,
+			     &uc) ||
+	    xsk_socket__create(&sock.xsk, GR_LAB_RX_IF, 0, sock.umem, &sock.rx,
+			       NULL, &sc))
+		gr_setup_failed("an AF_XDP socket on %s", GR_LAB_RX_IF);
+	if (xsk_ring_prod__reserve(&sock.fq, SOCK_FRAMES, &idx) != SOCK_FRAMES)
+		gr_setup_failed("the socket's fill ring");
+	for (i = 0; i < SOCK_FRAMES; i++)
+		*xsk_ring_prod__fill_addr(&sock.fq, idx + i) = i * 4096ull;
+	xsk_ring_prod__submit(&sock.fq, SOCK_FRAMES);
+	fd = xsk_socket__fd(sock.xsk);
+	if (bpf_map_update_elem(map_fd("xsks"), &key, &fd, BPF_ANY))
+		gr_setup_failed("xsks[%u]: %s", key, strerror(errno));
+	return gr_lab_ifindex();
+}
+
+/* Take what the socket received; how many, and how many good. */
+static unsigned sock_drain(unsigned *good)
+{
+	unsigned n, i, total = 0;
+	__u32 idx, fidx;
+	struct pl_pkt p;
+
+	while ((n = xsk_ring_cons__peek(&sock.rx, 64, &idx))) {
+		for (i = 0; i < n; i++) {
+			const struct xdp_desc *d =
+				xsk_ring_cons__rx_desc(&sock.rx, idx + i);
+
+			*good += pl_parse_frame(
+					 xsk_umem__get_data(sock.area, d->addr),
+					 d->len, PL_UDP_PORT, &p) == PL_OK;
+		}
+		if (xsk_ring_prod__reserve(&sock.fq, n, &fidx) == n) {
+			for (i = 0; i < n; i++)
+				*xsk_ring_prod__fill_addr(&sock.fq, fidx + i) =
+					xsk_ring_cons__rx_desc(&sock.rx,
+							       idx + i)
+						->addr &
+					~4095ull;
+			xsk_ring_prod__submit(&sock.fq, n);
+		}
+		xsk_ring_cons__release(&sock.rx, n);
+		total += n;
 	}
-	ifindex = (int)if_nametoindex("plx0");
-	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED ||
-	    xsk_umem__create(&umem, area, len, &fq, &cq, NULL) ||
-	    xsk_socket__create(&xsk, "plx0", 0, umem, &rx, NULL, &sc)) {
-		gr_fail_at(__FILE__, __LINE__, "test setup: an AF_XDP socket");
-		return -1;
-	}
-	fd = xsk_socket__fd(xsk);
-	if (bpf_map_update_elem(map_fd("xsks"), &key, &fd, BPF_ANY)) {
-		gr_fail_at(__FILE__, __LINE__, "test setup: xsks[2]: %s",
-			   strerror(errno));
-		return -1;
-	}
-	return ifindex;
+	return total;
 }
 
 /* Run on queue q of the veth; the verdict. */
@@ -272,28 +440,45 @@ static int run_on_queue(const void *f, size_t len, int ifindex, __u32 q)
 /* Ours: to the queue's socket, or on to the stack when there is none. */
 static int redirect(void)
 {
-	uint8_t f[128], a[128];
-	size_t len = good(f, sizeof(f)), alen = arp(a, sizeof(a));
-	int v = load(), ifindex;
+	uint8_t f[128], a[128], g[1500];
+	size_t len = good(f, sizeof(f)), alen = arp(a, sizeof(a)), glen;
+	__u32 key = (__u32)gr_below(4),
+	      other = (key + 1 + (__u32)gr_below(3)) % 4;
+	int v = load(), ifindex, r;
 
 	if (v != GR_PASS)
 		return v;
-	ifindex = socket_on_queue_2();
+	ifindex = socket_under(key, 4);
 	if (ifindex < 0)
-		return GR_FAIL;
-	GR_CHECK(run_on_queue(f, len, ifindex, 2) == XDP_REDIRECT,
-		 "a lab datagram on queue 2 (socket there): verdict %d, "
+		return GR_SKIP;
+	GR_CHECK(run_on_queue(f, len, ifindex, key) == XDP_REDIRECT,
+		 "a lab datagram on queue %u (socket there): verdict %d, "
 		 "expected XDP_REDIRECT (%d)",
-		 run_on_queue(f, len, ifindex, 2), XDP_REDIRECT);
+		 key, run_on_queue(f, len, ifindex, key), XDP_REDIRECT);
 	GR_EQ_U(no_socket(), 0);
-	GR_CHECK(run_on_queue(f, len, ifindex, 1) == XDP_PASS,
-		 "a lab datagram on queue 1 (no socket): verdict %d, expected "
-		 "XDP_PASS (%d)",
-		 run_on_queue(f, len, ifindex, 1), XDP_PASS);
-	GR_CHECK(no_socket() >= 1, "lab.no_socket did not count queue 1");
-	GR_CHECK(run_on_queue(a, alen, ifindex, 2) == XDP_PASS,
-		 "ARP on queue 2: verdict %d, expected XDP_PASS",
-		 run_on_queue(a, alen, ifindex, 2));
+	GR_CHECK(run_on_queue(f, len, ifindex, other) == XDP_PASS,
+		 "a lab datagram on queue %u (no socket): verdict %d, "
+		 "expected XDP_PASS (%d)",
+		 other, run_on_queue(f, len, ifindex, other), XDP_PASS);
+	GR_CHECK(no_socket() >= 1, "lab.no_socket did not count queue %u",
+		 other);
+	GR_CHECK(run_on_queue(a, alen, ifindex, key) == XDP_PASS,
+		 "ARP on queue %u: verdict %d, expected XDP_PASS", key,
+		 run_on_queue(a, alen, ifindex, key));
+	/* Drawn datagrams: to the lab's port, or another. */
+	for (r = 0; r < 20; r++) {
+		bool ours = gr_below(2);
+
+		glen = drawn(g, sizeof(g),
+			     ours ? 0
+				  : (uint16_t)(1 + gr_below(PL_UDP_PORT - 1)));
+		GR_CHECK(run_on_queue(g, glen, ifindex, key) ==
+				 (ours ? XDP_REDIRECT : XDP_PASS),
+			 "a datagram of %zu bytes to %s port on queue %u "
+			 "(socket there): verdict %d",
+			 glen, ours ? "the lab's" : "another", key,
+			 run_on_queue(g, glen, ifindex, key));
+	}
 	return gr_verdict();
 }
 
@@ -301,22 +486,175 @@ static int redirect(void)
 static int redirect_counted(void)
 {
 	struct pl_xdp_count c[256];
-	uint8_t f[128];
-	size_t len = good(f, sizeof(f));
-	int v = load(), ifindex, i;
+	uint8_t f[1500];
+	size_t len, bytes = 0;
+	__u32 key = (__u32)gr_below(4);
+	unsigned n = 1 + (unsigned)gr_below(40), i;
+	int v = load(), ifindex;
 
 	if (v != GR_PASS)
 		return v;
-	ifindex = socket_on_queue_2();
+	ifindex = socket_under(key, 4);
 	if (ifindex < 0)
-		return GR_FAIL;
-	for (i = 0; i < 4; i++)
-		run_on_queue(f, len, ifindex, 2);
+		return GR_SKIP;
+	for (i = 0; i < n; i++) {
+		len = drawn(f, sizeof(f), 0);
+		bytes += len;
+		run_on_queue(f, len, ifindex, key);
+	}
 	verdicts(XDP_REDIRECT, c);
-	GR_EQ_U(c[0].packets, 4);
-	GR_EQ_U(c[0].bytes, 4 * len);
+	GR_EQ_U(c[0].packets, n);
+	GR_EQ_U(c[0].bytes, bytes);
 	verdicts(XDP_PASS, c);
 	GR_EQ_U(c[0].packets, 0);
+	return gr_verdict();
+}
+
+/* Every verdict and reason of the program, summed over CPUs. */
+static void totals(__u64 *pkts, __u64 *rsn)
+{
+	struct pl_xdp_count c[256];
+	int i, k;
+
+	for (k = 0; k < PL_XDP_VERDICTS; k++) {
+		verdicts((__u32)k, c);
+		for (pkts[k] = 0, i = 0; i < ncpu; i++)
+			pkts[k] += c[i].packets;
+	}
+	for (k = 0; k < PL_REASON_MAX; k++)
+		rsn[k] = reason((__u32)k);
+}
+
+/* Attach the program to plx0 in the driver (native XDP). */
+static void attach(int ifindex)
+{
+	if (bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, NULL))
+		gr_setup_failed("attach to %s: %s", GR_LAB_RX_IF,
+				strerror(errno));
+}
+
+/*
+ * Live: attached to the lab's receiving veth, pathlab-gen's traffic, good
+ * datagrams and every n-th frame malformed: every frame the link received
+ * counted once, under its verdict and its reason, as the generator says
+ * it sent them; the good ones on to the stack (no socket).
+ */
+static int live_counts(void)
+{
+	__u64 pkts[PL_XDP_VERDICTS], rsn[PL_REASON_MAX], total = 0, rx0;
+	__u64 link, sent, others = 0;
+	unsigned every = 3 + (unsigned)gr_below(9), k;
+	unsigned count = 500 + (unsigned)gr_below(1500);
+	struct gr_gen g;
+	char opts[160];
+	int v = load(), ifindex;
+
+	if (v != GR_PASS)
+		return v;
+	if ((v = gr_lab_up(1)) != GR_PASS)
+		return v;
+	ifindex = gr_lab_ifindex();
+	attach(ifindex);
+	rx0 = gr_lab_rx_frames();
+	snprintf(opts, sizeof(opts),
+		 "--tx packet --iface %s --count %u --bad-every %u --size %u "
+		 "--rate 20000",
+		 GR_LAB_TX_IF, count, every, 64 + (unsigned)gr_below(1400));
+	gr_context("pathlab-gen %s", opts);
+	gr_lab_gen(&g, opts);
+	usleep(100000);
+	gr_context("%s", "");
+	totals(pkts, rsn);
+	for (k = 0; k < PL_XDP_VERDICTS; k++)
+		total += pkts[k];
+	link = gr_lab_rx_frames() - rx0;
+	sent = g.sent + g.bad_sent + g.end_sent;
+	if (link < sent)
+		return gr_skip("the lab's veth lost frames before the program "
+			       "(sent %llu, received %llu): a busy machine",
+			       (unsigned long long)sent,
+			       (unsigned long long)link);
+	/* The link's own frames, if any (not the generator's): not ours. */
+	for (k = PL_OTHER_L2; k < PL_REASON_MAX; k++)
+		if (k >= PL_OTHER_L2 && k <= PL_OTHER_PORT)
+			others += rsn[k];
+	GR_CHECK(others == link - sent,
+		 "%llu frames on the link were not the generator's; the "
+		 "program counted %llu as not ours",
+		 (unsigned long long)(link - sent), (unsigned long long)others);
+	GR_CHECK(total == link,
+		 "the link received %llu frames, the program counted %llu "
+		 "verdicts",
+		 (unsigned long long)link, (unsigned long long)total);
+	GR_CHECK(pkts[XDP_PASS] == total,
+		 "no socket: every frame goes on to the stack, but XDP_PASS "
+		 "counted %llu of %llu",
+		 (unsigned long long)pkts[XDP_PASS], (unsigned long long)total);
+	/* The payload's checksum is the AF_XDP receiver's to check. */
+	GR_CHECK(rsn[PL_OK] == g.sent + g.end_sent + g.bad[PL_BAD_CHECK],
+		 "reasons[ok] is %llu; pathlab-gen sent %llu good datagrams, "
+		 "%llu end markers and %llu with a bad payload checksum (the "
+		 "program does not check it)",
+		 (unsigned long long)rsn[PL_OK], (unsigned long long)g.sent,
+		 (unsigned long long)g.end_sent,
+		 (unsigned long long)g.bad[PL_BAD_CHECK]);
+	for (k = PL_BAD_ETH_TRUNC; k < PL_REASON_MAX; k++)
+		GR_CHECK(k == PL_BAD_CHECK || rsn[k] == g.bad[k],
+			 "reasons[%s] is %llu; pathlab-gen sent %llu",
+			 pl_reason_name((enum pl_reason)k),
+			 (unsigned long long)rsn[k],
+			 (unsigned long long)g.bad[k]);
+	return gr_verdict();
+}
+
+/*
+ * Live: with an AF_XDP socket on the queue, the generator's good
+ * datagrams reach it, counted as redirected; the rest go on.
+ */
+static int live_redirect(void)
+{
+	__u64 pkts[PL_XDP_VERDICTS], rsn[PL_REASON_MAX], ours;
+	unsigned every = 3 + (unsigned)gr_below(9), got = 0, good = 0, i;
+	unsigned count = 500 + (unsigned)gr_below(1500);
+	struct gr_gen g;
+	char opts[160];
+	int v = load(), ifindex;
+
+	if (v != GR_PASS)
+		return v;
+	ifindex = socket_under(0, 1);
+	if (ifindex < 0)
+		return GR_SKIP;
+	attach(ifindex);
+	snprintf(
+		opts, sizeof(opts),
+		"--tx packet --iface %s --count %u --bad-every %u --rate 10000",
+		GR_LAB_TX_IF, count, every);
+	gr_context("pathlab-gen %s", opts);
+	gr_lab_gen(&g, opts);
+	for (i = 0; i < 50; i++) {
+		got += sock_drain(&good);
+		usleep(2000);
+	}
+	gr_context("%s", "");
+	totals(pkts, rsn);
+	/* Ours (a bad payload checksum is the socket's to find). */
+	ours = g.sent + g.end_sent + g.bad[PL_BAD_CHECK];
+	GR_CHECK(got == ours && good == g.sent + g.end_sent,
+		 "the socket received %u frames (%u good); pathlab-gen sent "
+		 "%llu good datagrams, %llu end markers, %llu with a bad "
+		 "payload checksum",
+		 got, good, (unsigned long long)g.sent,
+		 (unsigned long long)g.end_sent,
+		 (unsigned long long)g.bad[PL_BAD_CHECK]);
+	GR_CHECK(pkts[XDP_REDIRECT] == ours,
+		 "XDP_REDIRECT counted %llu, the socket had %u",
+		 (unsigned long long)pkts[XDP_REDIRECT], got);
+	GR_CHECK(pkts[XDP_PASS] >= g.bad_sent - g.bad[PL_BAD_CHECK],
+		 "XDP_PASS counted %llu; pathlab-gen sent %llu malformed "
+		 "frames",
+		 (unsigned long long)pkts[XDP_PASS],
+		 (unsigned long long)(g.bad_sent - g.bad[PL_BAD_CHECK]));
 	return gr_verdict();
 }
 
@@ -329,6 +667,10 @@ static const struct gr_case cases[] = {
 	  redirect },
 	{ "redirect_counted", 2, "redirects counted as XDP_REDIRECT",
 	  redirect_counted },
+	{ "live_counts", 3, "attached: the generator's frames, each counted",
+	  live_counts },
+	{ "live_redirect", 3, "attached: the good ones to an AF_XDP socket",
+	  live_redirect },
 	{ 0 }
 };
 
@@ -344,5 +686,6 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
+	gr_sandbox(&(struct gr_sandbox){ 0 });
 	return gr_main(argc, argv, "05-xdp-verdict", cases);
 }
