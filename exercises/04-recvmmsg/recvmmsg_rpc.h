@@ -13,7 +13,7 @@
 #include "proto.h"
 #include "wire.h"
 
-enum { RX_SETUP = WK_OP_FIRST, RX_BATCH };
+enum { RX_SETUP = WK_OP_FIRST, RX_BATCH, RX_LOOP };
 
 /* RX_SETUP: a receiver of batch messages on the given socket. */
 struct rx_setup_in {
@@ -30,11 +30,15 @@ struct rx_msg_view {
 	uint32_t extras;  /* msg_name, namelen, control, controllen set */
 };
 
-/* RX_BATCH: ex_recv_batch() once; the receiver's counters after it. */
+/* RX_BATCH: ex_recv_batch() once; the receiver's counters after it.
+ * RX_LOOP (uint32_t idle_ms): ex_recv_batch() until nothing came for
+ * idle_ms; ret: how many calls. */
 struct rx_counts {
 	int32_t ret;
 	uint32_t pad;
-	uint64_t syscalls, empty, packets, bytes, bad_total, unique;
+	uint64_t syscalls, empty, packets, bytes, bad_total;
+	uint64_t unique; /* distinct sequence numbers, over the flows */
+	uint64_t end_markers;
 	uint64_t bad[PL_REASON_MAX];
 };
 

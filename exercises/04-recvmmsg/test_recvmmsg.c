@@ -10,6 +10,7 @@
  */
 #include "grade.h"
 #include "clock.h"
+#include "lab.h"
 #include "recvmmsg_rpc.h"
 
 #include <arpa/inet.h>
@@ -312,6 +313,71 @@ static int truncated(void)
 	return gr_verdict();
 }
 
+/*
+ * Live: pathlab-gen's stream over the lab's veth to a socket there, as
+ * fast as it sends; then the student's batches, in a loop, take what
+ * the kernel delivered: every datagram accounted, one recvmmsg() a
+ * batch (counted by the grader), no more calls than the batches need.
+ */
+static int live_stream(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(PL_UDP_PORT) };
+	unsigned n = 1000 + (unsigned)gr_below(2000),
+		 b = 8 + (unsigned)gr_below(57);
+	struct rx_setup_in q = { b, MSG_DONTWAIT };
+	uint64_t in0, err0, delivered;
+	uint32_t idle = 300;
+	struct gr_gen g;
+	char opts[128];
+	int big = 16 << 20, fd, v;
+
+	if ((v = gr_lab_up(1)) != GR_PASS)
+		return v;
+	inet_pton(AF_INET, GR_LAB_RX_ADDR, &a.sin_addr);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)))
+		gr_setup_failed("a socket on %s: %s", GR_LAB_RX_ADDR,
+				strerror(errno));
+	gr_give_fd(fd);
+	gr_call_exact(RX_SETUP, &q, sizeof(q), view, b * sizeof(view[0]));
+	in0 = gr_lab_udp("InDatagrams");
+	err0 = gr_lab_udp("RcvbufErrors");
+	snprintf(opts, sizeof(opts), "--count %u --payload %u", n,
+		 18 + (unsigned)gr_below(1400));
+	gr_context("pathlab-gen %s", opts);
+	gr_lab_gen(&g, opts);
+	if (gr_lab_udp("RcvbufErrors") != err0 || g.link_dropped)
+		return gr_skip("the lab lost datagrams before the receiver ran "
+			       "(a busy machine)");
+	gr_context("the receive loop, batches of %u", b);
+	gr_call_exact(RX_LOOP, &idle, sizeof(idle), &rx, sizeof(rx));
+	gr_context("%s", "");
+	count_calls();
+	/* UDP counts a datagram in when it is read. */
+	delivered = gr_lab_udp("InDatagrams") - in0;
+	GR_EQ_U(delivered, g.sent + g.end_sent);
+	GR_CHECK(rx.packets == g.sent && rx.end_markers == g.end_sent,
+		 "%llu datagrams and %llu end markers accounted; pathlab-gen "
+		 "sent %llu and %llu, the kernel delivered %llu",
+		 (unsigned long long)rx.packets,
+		 (unsigned long long)rx.end_markers, (unsigned long long)g.sent,
+		 (unsigned long long)g.end_sent, (unsigned long long)delivered);
+	GR_EQ_U(unique(), g.sent);
+	GR_EQ_U(calls.other, 0);
+	GR_CHECK(calls.recvmmsg == (uint64_t)rx.ret,
+		 "%d calls of ex_recv_batch() made %llu recvmmsg()", rx.ret,
+		 (unsigned long long)calls.recvmmsg);
+	GR_CHECK(calls.recvmmsg - rx.empty <= (delivered + b - 1) / b + 1,
+		 "%llu datagrams waiting, batches of %u: %llu calls brought "
+		 "something",
+		 (unsigned long long)delivered, b,
+		 (unsigned long long)(calls.recvmmsg - rx.empty));
+	return gr_verdict();
+}
+
 static const struct gr_case cases[] = {
 	{ "init_msgs", 2, "each message points at its own buffer", init_msgs },
 	{ "one_call", 3, "one call takes a whole batch", one_call },
@@ -322,6 +388,8 @@ static const struct gr_case cases[] = {
 	  bad_datagrams },
 	{ "truncated", 2, "a datagram cut to the buffer (MSG_TRUNC): udp_len",
 	  truncated },
+	{ "live_stream", 3, "pathlab-gen's stream: batched, all accounted",
+	  live_stream },
 	{ 0 }
 };
 

@@ -57,28 +57,55 @@ static long setup(const void *in, size_t len, void *out, size_t cap)
 	return (long)(q->batch * sizeof(*v));
 }
 
-/* ex_recv_batch() once; the counters. */
-static long batch(const void *in, size_t len, void *out, size_t cap)
+/* The counters after ret. */
+static long counts(struct rx_counts *c, int ret)
 {
-	struct rx_counts *c = out;
+	unsigned i;
 
-	(void)in;
-	if (len || cap < sizeof(*c) || !rx.bufs)
-		return -1;
 	memset(c, 0, sizeof(*c));
-	c->ret = ex_recv_batch(&rx);
+	c->ret = ret;
 	c->syscalls = rx.syscalls;
 	c->empty = rx.empty;
 	c->packets = rx.stats.packets;
 	c->bytes = rx.stats.bytes;
 	c->bad_total = rx.stats.bad_total;
-	c->unique = rx.stats.flows[1] ? rx.stats.flows[1]->unique : 0;
+	for (i = 0; i < PL_MAX_FLOWS; i++)
+		c->unique += rx.stats.flows[i] ? rx.stats.flows[i]->unique : 0;
+	c->end_markers = rx.stats.end_markers;
 	memcpy(c->bad, rx.stats.bad, sizeof(c->bad));
 	return sizeof(*c);
+}
+
+/* ex_recv_batch() once; the counters. */
+static long batch(const void *in, size_t len, void *out, size_t cap)
+{
+	(void)in;
+	if (len || cap < sizeof(struct rx_counts) || !rx.bufs)
+		return -1;
+	return counts(out, ex_recv_batch(&rx));
+}
+
+/* ex_recv_batch() until idle_ms go by with nothing: the loop of a
+ * receiver on the generator's stream. */
+static long loop(const void *in, size_t len, void *out, size_t cap)
+{
+	const uint32_t *idle_ms = WK_IN(uint32_t, in, len);
+	uint64_t last = pl_now_ns();
+	int calls = 0;
+
+	if (!idle_ms || cap < sizeof(struct rx_counts) || !rx.bufs)
+		return -1;
+	while (pl_now_ns() - last < *idle_ms * 1000000ull) {
+		calls++;
+		if (ex_recv_batch(&rx) > 0)
+			last = pl_now_ns();
+	}
+	return counts(out, calls);
 }
 
 const struct wk_op wk_ops[] = {
 	{ "setup", setup },
 	{ "batch", batch },
+	{ "loop", loop },
 	{ 0 },
 };
