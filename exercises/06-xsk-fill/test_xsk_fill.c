@@ -13,11 +13,15 @@
  */
 #include "clock.h"
 #include "grade.h"
+#include "lab.h"
 #include "wire.h"
 #include "xf_rpc.h"
 
 #include <errno.h>
+#include <linux/if_link.h>
 #include <linux/if_xdp.h>
+#include <sys/socket.h>
+#include <xdp/xsk.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,6 +368,88 @@ static int recycle(void)
 	return gr_verdict();
 }
 
+/*
+ * Live: the student's fill and burst under a real AF_XDP socket. The
+ * grader makes the socket on the lab's veth (libxdp's own program sends
+ * it every frame), its UMEM memory it shares with the worker, which maps
+ * the rings from the socket as libxdp does; pathlab-gen sends rounds of
+ * datagrams that together need more frames than the UMEM has: only
+ * frames given back to the fill ring take the later rounds. The kernel
+ * says what it could not deliver (XDP_STATISTICS).
+ */
+static int live_socket(void)
+{
+	const unsigned frames = 4096, fsize = 2048;
+	const struct xsk_umem_config uc = { .fill_size = frames,
+					    .comp_size = 64,
+					    .frame_size = fsize };
+	const struct xsk_socket_config sc = { .rx_size = frames,
+					      .tx_size = 64,
+					      .xdp_flags = XDP_FLAGS_DRV_MODE,
+					      .bind_flags = XDP_COPY };
+	struct xsk_ring_prod fq;
+	struct xsk_ring_cons cq, ring;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xdp_statistics xs;
+	socklen_t xl = sizeof(xs);
+	struct xf_live q = { .frames = frames,
+			     .frame_size = fsize,
+			     .batch = 16 + (unsigned)gr_below(49) };
+	uint64_t want = 0, good = 0;
+	struct xf_drain d = { .idle_ms = 300 };
+	struct gr_gen g;
+	char opts[128];
+	void *area;
+	int32_t r;
+	int v, round;
+
+	if ((v = gr_lab_up(1)) != GR_PASS)
+		return v;
+	area = gr_share((size_t)frames * fsize);
+	if (xsk_umem__create(&umem, area, (uint64_t)frames * fsize, &fq, &cq,
+			     &uc) ||
+	    xsk_socket__create(&xsk, GR_LAB_RX_IF, 0, umem, &ring, NULL, &sc))
+		return gr_skip("no AF_XDP socket on the lab's veth: %s",
+			       strerror(errno));
+	q.fd = (uint32_t)gr_give_fd(xsk_socket__fd(xsk));
+	q.area = gr_waddr(area);
+	gr_context("ex_fill_all() under the socket");
+	gr_call_exact(XF_LIVE, &q, sizeof(q), &r, sizeof(r));
+	gr_context("%s", "");
+	GR_EQ_U(r, 0);
+	GR_STOP_IF_FAILED();
+	for (round = 1; round <= 3 && !gr_failures; round++) {
+		snprintf(opts, sizeof(opts), "--count %u --payload %u",
+			 1200 + (unsigned)gr_below(300),
+			 18 + (unsigned)gr_below(1400));
+		gr_lab_gen(&g, opts);
+		want += g.sent + g.end_sent;
+		good += g.sent;
+		d.want = want;
+		gr_context("round %d: ex_rx_burst() until %llu are in", round,
+			   (unsigned long long)want);
+		gr_call_exact(XF_DRAIN, &d, sizeof(d), &rx, sizeof(rx));
+		gr_context("%s", "");
+		if (getsockopt(xsk_socket__fd(xsk), SOL_XDP, XDP_STATISTICS,
+			       &xs, &xl))
+			gr_setup_failed("XDP_STATISTICS: %s", strerror(errno));
+		GR_CHECK(!xs.rx_fill_ring_empty_descs && !xs.rx_dropped,
+			 "round %d: the kernel found the fill ring empty %llu "
+			 "times and dropped %llu frames: were the frames "
+			 "given back?",
+			 round, (unsigned long long)xs.rx_fill_ring_empty_descs,
+			 (unsigned long long)xs.rx_dropped);
+		GR_CHECK(rx.packets == good,
+			 "round %d: %llu datagrams accounted; pathlab-gen sent "
+			 "%llu",
+			 round, (unsigned long long)rx.packets,
+			 (unsigned long long)good);
+	}
+	GR_EQ_U(rx.bad_total, 0);
+	return gr_verdict();
+}
+
 static const struct gr_case cases[] = {
 	{ "fill_all", 3, "every frame on the fill ring once, or -ENOSPC",
 	  fill_all },
@@ -373,11 +459,13 @@ static const struct gr_case cases[] = {
 	  headroom },
 	{ "release", 1, "release exactly what was taken", release },
 	{ "recycle", 4, "50,000 datagrams through 64 frames", recycle },
+	{ "live_socket", 3, "under a real AF_XDP socket, pathlab-gen's rounds",
+	  live_socket },
 	{ 0 }
 };
 
 int main(int argc, char **argv)
 {
-	gr_sandbox(&(struct gr_sandbox){ 0 });
+	gr_sandbox(&(struct gr_sandbox){ .flags = GR_SB_SOCKETS });
 	return gr_main(argc, argv, "06-xsk-fill", cases);
 }

@@ -14,7 +14,7 @@
 
 #include "proto.h"
 
-enum { XF_SETUP = WK_OP_FIRST, XF_FILL_ALL, XF_BURST };
+enum { XF_SETUP = WK_OP_FIRST, XF_FILL_ALL, XF_BURST, XF_LIVE, XF_DRAIN };
 
 /* XF_SETUP: the receiver's rings, UMEM, batch. */
 struct xf_setup {
@@ -35,6 +35,24 @@ struct xf_fill_in {
 struct xf_counts {
 	uint32_t ret, pad;
 	uint64_t packets, bytes, bad_total, unique, fill_short;
+	uint64_t end_markers, unique_all; /* unique_all: over the flows */
+};
+
+/*
+ * XF_LIVE: the receiver on a real AF_XDP socket (the worker's descriptor
+ * fd), its rings mapped from it, its UMEM shared by the grader at area;
+ * then ex_fill_all(). The answer: what it returned (int32_t).
+ */
+struct xf_live {
+	uint32_t fd, frames, frame_size, batch;
+	uint64_t area;
+};
+
+/* XF_DRAIN: ex_rx_burst() (waking the kernel when it asks) until want
+ * packets are in or idle_ms go by with none; the counters. */
+struct xf_drain {
+	uint64_t want;
+	uint32_t idle_ms, pad;
 };
 
 #endif
