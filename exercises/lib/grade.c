@@ -12,6 +12,7 @@
 #include "grade.h"
 #include "grade_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -89,6 +90,49 @@ void gr_setup_failed(const char *fmt, ...)
 	va_end(ap);
 	gr_fail_at(__FILE__, __LINE__, "test setup: %s", msg);
 	gr_end_case(GR_FAIL);
+}
+
+const char *gr_take_option(int *argc, char **argv, const char *name)
+{
+	const char *v;
+	int i;
+
+	for (i = 1; i + 1 < *argc; i++)
+		if (!strcmp(argv[i], name)) {
+			v = argv[i + 1];
+			memmove(&argv[i], &argv[i + 2],
+				(size_t)(*argc - i - 1) * sizeof(argv[0]));
+			*argc -= 2;
+			return v;
+		}
+	return NULL;
+}
+
+const char *gr_answer(const char *file, const char *key)
+{
+	static char out[128];
+	char line[512], *p, *v;
+	size_t n = 0, klen = strlen(key);
+	FILE *f = file ? fopen(file, "r") : NULL;
+
+	out[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " \t");
+		if (strncmp(p, key, klen) || !strchr(" \t=", p[klen]))
+			continue;
+		v = strchr(p, '=');
+		if (!v)
+			continue;
+		for (v++; *v && *v != '#' && *v != '\n' && n + 1 < sizeof(out);
+		     v++)
+			if (!strchr(" \t,_", *v))
+				out[n++] = (char)tolower((unsigned char)*v);
+		out[n] = '\0';
+		break;
+	}
+	if (f)
+		fclose(f);
+	return out;
 }
 
 /* splitmix64: the case's random stream. */

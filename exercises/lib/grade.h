@@ -154,6 +154,18 @@ int gr_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gr_setup_failed(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/*
+ * Take option name (with its value) out of argv before gr_main(): its
+ * value, or NULL when it is not there.
+ */
+const char *gr_take_option(int *argc, char **argv, const char *name);
+
+/*
+ * The answer to key in an answers file ("key = value" lines, # comments):
+ * lower case, blanks and thousands commas gone; "" when not answered.
+ */
+const char *gr_answer(const char *file, const char *key);
+
 /* The next number of this case's random stream (from the run's seed). */
 uint64_t gr_rand(void);
 
