@@ -232,7 +232,7 @@ static int fill_all(void)
 	/* Drawn: a ring bigger than the UMEM takes it all; a smaller one
 	 * nothing. */
 	{
-		unsigned size = FRAMES << gr_below(3);
+		unsigned size = FRAMES << (1 + gr_below(3));
 
 		setup(size, 64, 0, false);
 		GR_EQ_U(ex_fill_all(FRAMES, FRAME_SIZE), 0);
@@ -266,8 +266,8 @@ static int one_burst(void)
 	GR_EQ_U(rx_ring_consumer(), 10);
 	GR_EQ_U(kernel_rx(FRAMES), FRAMES);
 	GR_EQ_U(k.errors, 0);
-	/* Drawn: how many wait. */
-	setup(FRAMES, 64, 0, true);
+	/* Drawn: how many wait, an odd batch. */
+	setup(FRAMES, 65 + 2 * (unsigned)gr_below(32), 0, true);
 	kernel_rx(w);
 	GR_EQ_U(ex_rx_burst(), w);
 	GR_EQ_U(rx.packets, w);
@@ -293,8 +293,9 @@ static int headroom(void)
 			 (unsigned long long)sh->fq[i]);
 	GR_EQ_U(kernel_rx(FRAMES), FRAMES);
 	GR_EQ_U(k.errors, 0);
-	/* Drawn: the headroom. */
-	setup(FRAMES, 64, 1 + (unsigned)gr_below(FRAME_SIZE - 256), true);
+	/* Drawn: the headroom, an odd batch. */
+	setup(FRAMES, 65 + 2 * (unsigned)gr_below(32),
+	      1 + (unsigned)gr_below(FRAME_SIZE - 256), true);
 	kernel_rx(FRAMES);
 	GR_EQ_U(ex_rx_burst(), FRAMES);
 	for (i = 0; i < FRAMES && !gr_failures; i++)
@@ -347,7 +348,7 @@ static int recycle(void)
 {
 	unsigned want = 50000, stalls = 0, n;
 
-	setup(FRAMES, 8 + (unsigned)gr_below(57),
+	setup(FRAMES, 9 + 2 * (unsigned)gr_below(28),
 	      (unsigned)gr_below(FRAME_SIZE - 256), true);
 	while (k.delivered < want && stalls < 100 && k.errors < 3) {
 		n = 1 + (unsigned)gr_below(80);
@@ -456,7 +457,7 @@ static int live_rounds(unsigned frames, unsigned rounds, unsigned count,
 /* Three rounds of about 1,200 datagrams through 4,096 frames. */
 static int live_socket(void)
 {
-	return live_rounds(4096, 3, 1200, 16 + (unsigned)gr_below(49));
+	return live_rounds(4096, 3, 1200, 17 + 2 * (unsigned)gr_below(24));
 }
 
 #ifdef XF_LOSSY

@@ -148,7 +148,7 @@ static int frees_all(void)
 {
 	unsigned n = 100 + (unsigned)gr_below(900);
 
-	setup(16 + (unsigned)gr_below(49));
+	setup(17 + 2 * (unsigned)gr_below(24));
 	put(1000, 7, 11);
 	drain(1000);
 	GR_EQ_U(st.ring, 0);
@@ -172,7 +172,7 @@ static int freed_once(void)
 {
 	unsigned n = 100 + (unsigned)gr_below(900);
 
-	setup(64);
+	setup(33 + 2 * (unsigned)gr_below(48));
 	put(500, 5, 0);
 	drain(100);
 	put(n, 3 + (unsigned)gr_below(5), 0);
@@ -193,9 +193,10 @@ static int freed_once(void)
 /* Empty and busy polls are counted, with their cycles. */
 static int poll_accounting(void)
 {
-	unsigned n = 1 + (unsigned)gr_below(32);
+	unsigned b = 33 + 2 * (unsigned)gr_below(48),
+		 n = 1 + (unsigned)gr_below(32);
 
-	setup(32);
+	setup(b);
 	GR_EQ_U(ex_rx_poll(), 0);
 	GR_EQ_U(st.polls[0], 1);
 	GR_EQ_U(st.polls[1], 0);
@@ -216,17 +217,18 @@ static int poll_accounting(void)
 static int loop_ends(void)
 {
 	struct dp_frame f = { 0 };
-	unsigned count = 100 + (unsigned)gr_below(400), k;
+	unsigned count = 100 + (unsigned)gr_below(400), k,
+		 b = 9 + 2 * (unsigned)gr_below(28);
 	uint8_t *pl;
 
-	setup(32);
+	setup(b);
 	put(count + 100, 0, 0);
 	ex_rx_loop(count);
-	GR_CHECK(st.packets >= count && st.packets < count + 32,
+	GR_CHECK(st.packets >= count && st.packets < count + b,
 		 "the loop stopped after %llu packets; count was %u, burst "
-		 "32",
-		 (unsigned long long)st.packets, count);
-	GR_CHECK(st.polls[1] >= count / 32, "%llu busy polls for %u packets",
+		 "%u",
+		 (unsigned long long)st.packets, count, b);
+	GR_CHECK(st.polls[1] >= count / b, "%llu busy polls for %u packets",
 		 (unsigned long long)st.polls[1], count);
 	drain(100);
 	/* Then: some datagrams and the sender's end marker. */
@@ -249,7 +251,7 @@ static int pool_pressure(void)
 {
 	unsigned sent = 0, n, round, want;
 
-	setup(8 + (unsigned)gr_below(57));
+	setup(9 + 2 * (unsigned)gr_below(28));
 	for (round = 0; round < 200; round++) {
 		want = 1 + (unsigned)gr_below(1000);
 		n = put(want, 0, 0);
@@ -278,7 +280,7 @@ static int chained(void)
 	static struct dp_frame f[60];
 	unsigned i, n = 10 + (unsigned)gr_below(50), chains = 0;
 
-	setup(32);
+	setup(9 + 2 * (unsigned)gr_below(28));
 	for (i = 0; i < n; i++) {
 		f[i].len = (uint16_t)pl_build_frame(f[i].bytes, DP_MAXF, &spec,
 						    18 + gr_below(1400), 2,

@@ -323,12 +323,13 @@ static int addresses(void)
 
 		nd = 0;
 		used[r] = at;
+		pl_build_payload(b, 64, 1, (uint32_t)gr_rand(), gr_rand());
 		add(r, b, 64, false);
 		err = consume();
 		GR_CHECK(err == 0 && res[0].payload_len == 64,
 			 "64 bytes at offset %zu of region %u: %d, length %u",
 			 at, r, err, res[0].payload_len);
-		desc[0].addr = reg[r].dev + REGION - gr_below(64);
+		desc[0].addr = reg[r].dev + REGION - 1 - gr_below(63);
 		desc[0].len = (uint32_t)(REGION - (desc[0].addr - reg[r].dev) +
 					 1 + gr_below(100));
 		err = consume();

@@ -257,12 +257,12 @@ static int peek_release(void)
 /* Indices near 2^32: full, empty and slots stay right through the wrap. */
 static int wrap(void)
 {
-	uint32_t start = 0u - 1 - (uint32_t)gr_below(SLOTS * 16);
+	uint32_t start = 0u - 257 - (uint32_t)gr_below(4096);
 
 	producer_run(start, 2000);
 	GR_CHECK(fill.prod - start < 0x80000000u && fill.prod < start,
 		 "the producer index never wrapped");
-	consumer_run(0u - 1 - (uint32_t)gr_below(SLOTS * 16), 2000);
+	consumer_run(0u - 257 - (uint32_t)gr_below(4096), 2000);
 	return gr_verdict();
 }
 

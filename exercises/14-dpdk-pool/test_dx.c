@@ -217,7 +217,7 @@ static void port_init(unsigned n, unsigned nb_rxd)
 static int forward(void)
 {
 	uint64_t sent;
-	unsigned burst = 16 + (unsigned)gr_below(49);
+	unsigned burst = 17 + 2 * (unsigned)gr_below(24);
 
 	port_init(1023, 512);
 	gr_context("forwarding 10 packets a turn, 2000 turns");
@@ -242,7 +242,7 @@ static int forward(void)
  */
 static int no_leak(void)
 {
-	unsigned burst = 8 + (unsigned)gr_below(57);
+	unsigned burst = 9 + 2 * (unsigned)gr_below(28);
 	unsigned nb_rxd = 511 - burst - (unsigned)gr_below(200);
 	unsigned n = dx_pool_size(
 		&(struct dx_cfg){ 1, 1, 0, nb_rxd, 0, 1, burst, 0 });

@@ -126,7 +126,9 @@ static int states(void)
 	uint32_t psn_a = (uint32_t)gr_below(1u << 24);
 
 	setup();
-	stream(psn_a, (psn_a + 7) & 0xffffff, 8, 64, 1);
+	stream(psn_a, (psn_a + 1 + (uint32_t)gr_below(999)) & 0xffffff,
+	       2 + (unsigned)gr_below(20), 1 + (uint32_t)gr_below(2048),
+	       (uint32_t)gr_rand());
 	vm_query_qp(&qa, &x);
 	vm_query_qp(&qb, &y);
 	GR_CHECK(x.qp_state == VM_QPS_RTS && y.qp_state == VM_QPS_RTS,
