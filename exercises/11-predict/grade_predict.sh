@@ -17,10 +17,10 @@ BUDGET=$BUILD/common/pathlab-budget
 EX=11-predict
 # name points what
 ITEMS=(
-	"fps_100g_64 2 frames per second at 100 GbE, 64-byte frames"
-	"ns_100g_64 1 nanoseconds between them"
-	"cycles_100g_64_3ghz 2 cycles per frame at 3 GHz"
-	"fps_10g_1518 1 frames per second at 10 GbE, 1518-byte frames"
+	"fps_25g_128 2 frames per second at 25 GbE, 128-byte frames"
+	"ns_25g_128 1 nanoseconds between them"
+	"cycles_25g_128_2500mhz 2 cycles per frame at 2.5 GHz"
+	"fps_40g_1518 1 frames per second at 40 GbE, 1518-byte frames"
 	"udp_indatagrams_grows 2 whose Udp InDatagrams grows (a real run)"
 	"link_rx_grows 2 whose link receive counter grows (a real run)"
 	"socket_fits_100g_64 2 the socket path against the 100G budget (a real run)"
@@ -51,10 +51,10 @@ calc() {
 		jq -r ".$4"
 }
 
-numeric fps_100g_64 "$(calc 100G 64 3GHz frames_per_second)"
-numeric ns_100g_64 "$(calc 100G 64 3GHz ns_per_frame)"
-numeric cycles_100g_64_3ghz "$(calc 100G 64 3GHz cycles_per_frame)"
-numeric fps_10g_1518 "$(calc 10G 1518 3GHz frames_per_second)"
+numeric fps_25g_128 "$(calc 25G 128 2.5GHz frames_per_second)"
+numeric ns_25g_128 "$(calc 25G 128 2.5GHz ns_per_frame)"
+numeric cycles_25g_128_2500mhz "$(calc 25G 128 2.5GHz cycles_per_frame)"
+numeric fps_40g_1518 "$(calc 40G 1518 2.5GHz frames_per_second)"
 
 # The real-run questions: no answer fails at once; else measure.
 RUN_QS=(udp_indatagrams_grows link_rx_grows socket_fits_100g_64)

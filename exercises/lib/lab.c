@@ -157,14 +157,10 @@ static uint64_t json_u64(const char *text, const char *key)
 	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
-void gr_lab_gen(struct gr_gen *g, const char *opts)
+void gr_lab_gen_start(struct gr_gen_run *run, const char *opts)
 {
-	static char out[1 << 16];
 	char *argv[40], *copy = strdup(opts), *w, *save = NULL;
-	const char *bad;
-	int p[2], argc = 0, status, r;
-	size_t got = 0;
-	pid_t pid;
+	int p[2], argc = 0;
 
 	argv[argc++] = "pathlab-gen";
 	argv[argc++] = "--dst";
@@ -176,27 +172,41 @@ void gr_lab_gen(struct gr_gen *g, const char *opts)
 	     w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	argv[argc] = NULL;
-	if (!copy || pipe(p))
+	if (!copy || pipe2(p, O_CLOEXEC))
 		gr_setup_failed("pathlab-gen: %s", strerror(errno));
+	snprintf(run->opts, sizeof(run->opts), "%s", opts);
 	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
+	run->pid = fork();
+	if (run->pid == 0) {
 		dup2(p[1], STDOUT_FILENO);
 		if (setns(peer_ns, CLONE_NEWNET))
 			_exit(126);
 		execv(GEN, argv);
 		_exit(127);
 	}
+	free(copy);
 	close(p[1]);
-	while (pid > 0 && got < sizeof(out) - 1 &&
-	       (r = (int)read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+	run->fd = p[0];
+	if (run->pid < 0)
+		gr_setup_failed("pathlab-gen: %s", strerror(errno));
+}
+
+void gr_lab_gen_wait(struct gr_gen_run *run, struct gr_gen *g)
+{
+	static char out[1 << 16];
+	const char *bad;
+	size_t got = 0;
+	int status, r;
+
+	while (got < sizeof(out) - 1 &&
+	       (r = (int)read(run->fd, out + got, sizeof(out) - 1 - got)) > 0)
 		got += (size_t)r;
 	out[got] = '\0';
-	close(p[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	close(run->fd);
+	if (waitpid(run->pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
-		gr_setup_failed("pathlab-gen %s did not run (%s)", opts, GEN);
-	free(copy);
+		gr_setup_failed("pathlab-gen %s did not run (%s)", run->opts,
+				GEN);
 	memset(g, 0, sizeof(*g));
 	g->sent = json_u64(out, "sent");
 	g->bad_sent = json_u64(out, "bad_sent");
@@ -206,6 +216,14 @@ void gr_lab_gen(struct gr_gen *g, const char *opts)
 	bad = strstr(out, "\"bad_sent_by_reason\"");
 	for (r = PL_BAD_ETH_TRUNC; bad && r < PL_REASON_MAX; r++)
 		g->bad[r] = json_u64(bad, pl_reason_name((enum pl_reason)r));
+}
+
+void gr_lab_gen(struct gr_gen *g, const char *opts)
+{
+	struct gr_gen_run run;
+
+	gr_lab_gen_start(&run, opts);
+	gr_lab_gen_wait(&run, g);
 }
 
 uint64_t gr_lab_rx_frames(void)

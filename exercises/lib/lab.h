@@ -46,6 +46,17 @@ int gr_lab_ifindex(void);
  */
 void gr_lab_gen(struct gr_gen *g, const char *opts);
 
+/*
+ * The same in two halves, for a receiver that must run while it sends:
+ * start it (a handle), then wait for it and read its summary.
+ */
+struct gr_gen_run {
+	int pid, fd;
+	char opts[160];
+};
+void gr_lab_gen_start(struct gr_gen_run *r, const char *opts);
+void gr_lab_gen_wait(struct gr_gen_run *r, struct gr_gen *g);
+
 /* Frames plx0 has received (/proc/net/dev: counted before any XDP). */
 uint64_t gr_lab_rx_frames(void);
 

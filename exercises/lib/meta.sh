@@ -19,6 +19,8 @@
 # functions (labs/lib/grade.sh), each with a fresh seed.
 #
 #   MESON_BUILD_ROOT=build bash exercises/lib/meta.sh [NN...]
+#   MESON_BUILD_ROOT=build bash exercises/lib/meta.sh --write-cases
+#	(the red team's list of every case, after a case was added)
 # shellcheck source-path=SCRIPTDIR/../..
 set -u
 PATHLAB_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +30,25 @@ export PATHLAB_ROOT PATHLAB_BUILD
 . "$PATHLAB_ROOT/labs/lib/grade.sh"
 
 command -v jq >/dev/null || { echo "SKIP: needs jq"; exit 77; }
+CASES_H=$PATHLAB_ROOT/exercises/solutions/cheats/generic/print-grade-cases.h
+if [ "${1:-}" = --write-cases ]; then
+	{
+		echo '/* SPDX-License-Identifier: MIT */'
+		echo '/* Every graded case of the lab (meta.sh --write-cases). */'
+		echo 'static const struct {'
+		echo '	unsigned points;'
+		echo '	const char *name;'
+		echo '} cases[] = {'
+		for t in $(grade__tests "$PATHLAB_BUILD" solution); do
+			grade__cases "$PATHLAB_BUILD" "$t" |
+				awk '{ printf "\t{ %s, \"%s\" },\n", $1, $2 }'
+		done
+		echo '};'
+	} >"$CASES_H"
+	clang-format -i "$CASES_H" 2>/dev/null
+	echo "wrote $CASES_H"
+	exit 0
+fi
 mapfile -t sols < <(grade__tests "$PATHLAB_BUILD" solution "$@")
 if [ ${#sols[@]} -eq 0 ]; then
 	echo "SKIP: no reference solutions built (a student kit?)"
@@ -43,23 +64,22 @@ work=$PATHLAB_BUILD/grade/meta
 rm -rf "$work"
 mkdir -p "$work"
 bad=0 ok=0 skipped=0 tried=0 earned=0 t0=$SECONDS
-CASES_H=$PATHLAB_ROOT/exercises/solutions/cheats/generic/print-grade-cases.h
 
 # Grade red-team test $2 of exercise $1: it must earn no point.
 meta__cheat() {
-	local ex=$1 test=$2 res=$work/$2 err n pts why
-	err=$(grade__build "$PATHLAB_BUILD" "$test" "$res.build.log")
-	grade__run "$PATHLAB_BUILD" "$test" "$res" "$err"
-	n=$(grep -c . "$res")
-	pts=$(awk '$1 == "PASS" { s += $2 } END { print s + 0 }' "$res")
+	local ex=$1 test=$2 out=$work/$2 err n pts why
+	err=$(grade__build "$PATHLAB_BUILD" "$test" "$out.build.log")
+	grade__run "$PATHLAB_BUILD" "$test" "$out" "$err"
+	n=$(grep -c . "$out")
+	pts=$(awk '$1 == "PASS" { s += $2 } END { print s + 0 }' "$out")
 	tried=$((tried + 1))
 	earned=$((earned + pts))
-	why=$(grep -m1 -v '^PASS ' "$res" | cut -d' ' -f4- | cut -c1-70)
+	why=$(grep -m1 -v '^PASS ' "$out" | cut -d' ' -f4- | cut -c1-70)
 	if [ "$pts" -gt 0 ]; then
 		bad=$((bad + 1))
 		echo "  BUG: ${test#"$ex"-} earns $pts points:" \
-			"$(grep '^PASS ' "$res" | cut -d' ' -f3 | paste -sd' ')"
-	elif [ "$(grep -c '^SKIP ' "$res")" -eq "$n" ]; then
+			"$(grep '^PASS ' "$out" | cut -d' ' -f3 | paste -sd' ')"
+	elif [ "$(grep -c '^SKIP ' "$out")" -eq "$n" ]; then
 		skipped=$((skipped + 1))
 		echo "  ${test#"$ex"-}: skipped: $why"
 	else
