@@ -341,7 +341,8 @@ static int write_bounds(void)
 					  gr_below(1000));
 
 		GR_CHECK(qx_write_imm(&qa, mr_a, off, len, (uintptr_t)buf_b,
-				      mr_b->rkey, 1, 1) == -EINVAL,
+				      mr_b->rkey, (uint32_t)gr_rand(),
+				      gr_rand()) == -EINVAL,
 			 "a write of %u bytes at offset %zu was not refused",
 			 len, off);
 	}

@@ -65,11 +65,57 @@ rm -rf "$work"
 mkdir -p "$work"
 bad=0 ok=0 skipped=0 tried=0 earned=0 t0=$SECONDS
 
-# Grade red-team test $2 of exercise $1: it must earn no point.
-meta__cheat() {
-	local ex=$1 test=$2 out=$work/$2 err n pts why
+# Grade test $1 into $work/$1 (results), built first; a test graded in
+# one boot of the VM with the others of its exercise (meta__vm) is done.
+meta__grade() {
+	local test=$1 out=$work/$1 err
+	[ -e "$out.vm" ] && return
 	err=$(grade__build "$PATHLAB_BUILD" "$test" "$out.build.log")
 	grade__run "$PATHLAB_BUILD" "$test" "$out" "$err"
+}
+
+# Exercise $1's tests run through run_verbs.sh (the Soft-RoCE VM): grade
+# them all in one boot, results as meta__grade leaves them.
+meta__vm() {
+	local ex=$1 t cmd script="" grader="" w err workers=() tests=() dir
+	dir=$work/$ex.vm
+	for t in "$ex-solution" "$ex-student" "${cheats[@]}"; do
+		case $t in "$ex"-*) ;; *) continue ;; esac
+		mapfile -t cmd < <(grade__field "$PATHLAB_BUILD" "$t" '.cmd[]')
+		[[ ${cmd[1]:-} == */run_verbs.sh ]] || return 0
+		script=${cmd[1]} grader=${cmd[2]} w=${cmd[4]}
+		err=$(grade__build "$PATHLAB_BUILD" "$t" "$work/$t.build.log")
+		if [ -n "$err" ]; then
+			grade__results "$PATHLAB_BUILD" "$t" "$work/$t" 0 "$err"
+			touch "$work/$t.vm"
+			continue
+		fi
+		workers+=("$w")
+		tests+=("$t")
+	done
+	mkdir -p "$dir"
+	echo "  ($ex: ${#workers[@]} workers graded in one boot of the VM)"
+	MESON_BUILD_ROOT=$PATHLAB_BUILD bash "$script" "$grader" --each "$dir" \
+		"${workers[@]}" >/dev/null 2>"$dir/vm.log"
+	for t in "${tests[@]}"; do
+		w=$(grade__field "$PATHLAB_BUILD" "$t" '.cmd[4]')
+		if [ -e "$dir/skipped" ]; then
+			cp "$dir/skipped" "$work/$t.stdout"
+		else
+			cp "$dir/${w##*/}.stdout" "$work/$t.stdout" 2>/dev/null ||
+				: >"$work/$t.stdout"
+			cp "$dir/${w##*/}.log" "$work/$t.log" 2>/dev/null
+		fi
+		grade__results "$PATHLAB_BUILD" "$t" "$work/$t" \
+			"$(cat "$dir/${w##*/}.rc" 2>/dev/null || echo 77)"
+		touch "$work/$t.vm"
+	done
+}
+
+# Grade red-team test $2 of exercise $1: it must earn no point.
+meta__cheat() {
+	local ex=$1 test=$2 out=$work/$2 n pts why
+	meta__grade "$test"
 	n=$(grep -c . "$out")
 	pts=$(awk '$1 == "PASS" { s += $2 } END { print s + 0 }' "$out")
 	tried=$((tried + 1))
@@ -129,8 +175,12 @@ printf '%-40s %-8s %-8s %s\n' "exercise/case" solution skeleton verdict
 for sol in "${sols[@]}"; do
 	ex=${sol%-solution}
 	t1=$SECONDS
-	grade__run "$PATHLAB_BUILD" "$sol" "$work/$ex.solution"
-	grade__run "$PATHLAB_BUILD" "$ex-student" "$work/$ex.student"
+	meta__vm "$ex"
+	meta__grade "$sol"
+	meta__grade "$ex-student"
+	cp "$work/$sol" "$work/$ex.solution"
+	cp "$work/$sol.seed" "$work/$ex.solution.seed" 2>/dev/null
+	cp "$work/$ex-student" "$work/$ex.student"
 	meta__cases "$ex"
 	echo "  red team (seed $(cat "$work/$ex.solution.seed" 2>/dev/null)):"
 	n=0

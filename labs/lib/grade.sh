@@ -150,6 +150,18 @@ grade__run() {
 		rc=$?
 	fi
 	printf '%s\n' "$verdicts" >"$out.stdout"
+	grade__results "$dir" "$test" "$out" "$rc" "$builderr"
+}
+
+# Turn what test $2 of build directory $1 printed ($3.stdout, exit status
+# $4; $5: the build error that kept it from running) into its results,
+# $3, and its seed, $3.seed.
+grade__results() {
+	local dir=$1 test=$2 out=$3 rc=$4 builderr=${5:-} tmo cases
+	local points name line status why
+	tmo=$(grade__field "$dir" "$test" '.timeout')
+	cases=$(grade__cases "$dir" "$test")
+	: >"$out"
 	sed -n 's/^SEED //p' "$out.stdout" | head -n 1 >"$out.seed"
 	while read -r points name _; do
 		line=""
