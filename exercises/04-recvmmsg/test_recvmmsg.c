@@ -324,7 +324,7 @@ static int live_stream(void)
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons(PL_UDP_PORT) };
 	unsigned n = 1000 + (unsigned)gr_below(2000),
-		 b = 8 + (unsigned)gr_below(57);
+		 b = 9 + 2 * (unsigned)gr_below(28);
 	struct rx_setup_in q = { b, MSG_DONTWAIT };
 	uint64_t in0, err0, delivered;
 	uint32_t idle = 300;

@@ -400,7 +400,7 @@ static int live_rounds(unsigned frames, unsigned rounds, unsigned count,
 	struct xf_live q = { .frames = frames,
 			     .frame_size = fsize,
 			     .batch = batch };
-	uint64_t good = 0;
+	uint64_t good = 0, want = 0;
 	struct xf_drain d = { .want = ~0ull, .idle_ms = 300 };
 	struct gr_gen_run run;
 	struct gr_gen g;
@@ -434,9 +434,14 @@ static int live_rounds(unsigned frames, unsigned rounds, unsigned count,
 		gr_context("round %d: ex_rx_burst() while pathlab-gen sends",
 			   round);
 		gr_call_exact(XF_DRAIN, &d, sizeof(d), &rx, sizeof(rx));
-		gr_context("%s", "");
 		gr_lab_gen_wait(&run, &g);
 		good += g.sent;
+		want += g.sent + g.end_sent;
+		/* Then what is still on its way (a generator slow to start). */
+		d = (struct xf_drain){ .want = want, .idle_ms = 1000 };
+		gr_call_exact(XF_DRAIN, &d, sizeof(d), &rx, sizeof(rx));
+		d = (struct xf_drain){ .want = ~0ull, .idle_ms = 300 };
+		gr_context("%s", "");
 		if (getsockopt(xsk_socket__fd(xsk), SOL_XDP, XDP_STATISTICS,
 			       &xs, &xl))
 			gr_setup_failed("XDP_STATISTICS: %s", strerror(errno));

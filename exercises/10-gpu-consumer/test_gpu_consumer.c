@@ -188,11 +188,13 @@ static int payload_bad(void)
 	add(0, b, 101, false); /* good, odd length */
 	b[0] ^= 0xff;
 	add(0, b, 101, false);	    /* magic before check */
-	for (i = 0; i < 200; i++) { /* drawn: one fault, or two at once */
+	for (i = 0; i < 200; i++) { /* drawn: a fault, two, or none */
 		size_t len = 18 + gr_below(280);
 
 		pl_build_payload(b, len, 1, (uint32_t)gr_rand(), gr_rand());
-		switch (gr_below(4)) {
+		switch (gr_below(5)) {
+		case 4: /* none: good among the bad */
+			break;
 		case 0:
 			len = gr_below(18);
 			break;
@@ -227,7 +229,7 @@ static int checksum(void)
 	setup();
 	for (i = 0; i < 400; i++) {
 		len = 18 + (size_t)gr_below(1400);
-		pl_build_payload(b, len, 2, i, gr_rand());
+		pl_build_payload(b, len, 2, (uint32_t)gr_rand(), gr_rand());
 		if (i % 2)
 			b[4 + gr_below(len - 4)] ^=
 				(uint8_t)(1u << gr_below(8));
@@ -326,9 +328,12 @@ static int addresses(void)
 		pl_build_payload(b, 64, 1, (uint32_t)gr_rand(), gr_rand());
 		add(r, b, 64, false);
 		err = consume();
-		GR_CHECK(err == 0 && res[0].payload_len == 64,
-			 "64 bytes at offset %zu of region %u: %d, length %u",
-			 at, r, err, res[0].payload_len);
+		GR_CHECK(err == 0 && res[0].payload_len == 64 &&
+				 res[0].reason == PL_OK,
+			 "64 good bytes at offset %zu of region %u: %d, "
+			 "length %u, %s",
+			 at, r, err, res[0].payload_len,
+			 pl_reason_name(res[0].reason));
 		desc[0].addr = reg[r].dev + REGION - 1 - gr_below(63);
 		desc[0].len = (uint32_t)(REGION - (desc[0].addr - reg[r].dev) +
 					 1 + gr_below(100));
@@ -355,11 +360,12 @@ static int matches_consumer(void)
 	for (i = 0; i < MAXN; i++) {
 		if (gr_below(2)) {
 			len = pl_build_frame(b, sizeof(b), &spec,
-					     18 + gr_below(900), 5, i,
-					     gr_rand());
+					     18 + gr_below(900), 5,
+					     (uint32_t)gr_rand(), gr_rand());
 		} else {
 			len = 1 + gr_below(900);
-			pl_build_payload(b, len < 18 ? 18 : len, 5, i, 1);
+			pl_build_payload(b, len < 18 ? 18 : len, 5,
+					 (uint32_t)gr_rand(), 1);
 		}
 		if (gr_below(3) == 0)
 			b[gr_below(len)] ^= (uint8_t)(1u << gr_below(8));
