@@ -60,6 +60,8 @@ int pl_gpu_pci_norm(const char *in, char *out, size_t len)
 	int n = 0;
 
 	/* CUDA writes 0000:3B:00.0, nvidia-smi 00000000:3B:00.0. */
+	if (in[strspn(in, "0123456789abcdefABCDEF:.")])
+		return -EINVAL;
 	if (sscanf(in, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) != 4 ||
 	    in[n]) {
 		n = 0;
@@ -111,7 +113,7 @@ static const char *below_root(const char *path, char *rootc, size_t len)
 
 	while ((s = strstr(s, "/pci")) != NULL) {
 		e = strchr(s + 1, '/');
-		if (e && e - s == 12 && s[8] == ':') {
+		if (e && e - s == 11 && s[8] == ':') {
 			snprintf(rootc, len, "%.*s", (int)(e - s - 1), s + 1);
 			return e + 1;
 		}
@@ -271,8 +273,13 @@ int pl_gpu_pick(const char *root, const struct pl_gpu_where *at, char *pci,
 		return 0;
 	}
 	nearest(root, &n, pci, len, &rel);
-	snprintf(how, how_len, "nearest of %u GPU(s) to the NIC %s (%s): %s",
-		 gpus, at->nic, nic, rel);
+	if (!strcmp(at->nic, nic))
+		snprintf(how, how_len, "nearest of %u GPU(s) to the NIC %s: %s",
+			 gpus, nic, rel);
+	else
+		snprintf(how, how_len,
+			 "nearest of %u GPU(s) to the NIC %s (%s): %s", gpus,
+			 at->nic, nic, rel);
 	return 0;
 }
 
