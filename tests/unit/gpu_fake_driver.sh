@@ -6,14 +6,17 @@
 # the dma-buf export's pages. Then what --gpu cuda makes of a driver that
 # is too old (a failed run, not a skip), of a machine with no GPU (a
 # skip), of a bad --gpu-pci (a usage error).
-# $1 test-gpu-consumer, $2 the fake driver's directory, $3
+# $1 test-gpu-consumer, $2 the stand-in (libpathlab-fakecuda.so), $3
 # pathlab-rx-socket, $4 pathlab-gen.
 set -u
-unit=$1 fake=$2 rx=$3 gen=$4
+unit=$1 rx=$3 gen=$4
 pass=0 fail=0
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+mkdir "$tmp/driver"
+ln -s "$2" "$tmp/driver/libcuda.so.1"
+fake=$tmp/driver
 
 ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
