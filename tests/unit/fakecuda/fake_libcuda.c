@@ -215,7 +215,7 @@ static CUresult f_ok_stream(CUstream s)
 static CUresult f_alloc(CUdeviceptr *p, size_t len)
 {
 	/* 256-byte aligned, as cudaMalloc promises, and no more. */
-	uint8_t *m = aligned_alloc(4096, len + 4096);
+	uint8_t *m = aligned_alloc(4096, (len + 8191) / 4096 * 4096);
 
 	if (!m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
