@@ -299,9 +299,10 @@ static int gpu_memory(struct gpu_dpdk *gd, const struct cfg *c)
 	if (!gd->alloc)
 		return -errno;
 	gd->base = (void *)RTE_ALIGN_CEIL((uintptr_t)gd->alloc, gd->page);
-	if (c->gpu == PL_GPU_CUDA)
+	if (c->gpu == PL_GPU_CUDA) {
 		no_gpudev(gd, c, gd->g->pci);
-	else
+		fprintf(stderr, "pathlab-rx-dpdk: %s\n", gd->step[STEP_ALLOC]);
+	} else
 		step(gd, STEP_ALLOC, "%s",
 		     "not used: emulated device memory from the backend");
 	return 0;

@@ -109,20 +109,23 @@ build() {
 	elif [ "${PATHLAB_GPU_CHECK_BUILD:-}" != gcc ] && command -v meson >/dev/null &&
 		command -v ninja >/dev/null; then
 		echo "  meson setup -Dcuda=enabled -Dgpu_arch=$(gpu_archs | tr ' ' ,)"
-		if ! meson setup "$B" "$ROOT" -Dcuda=enabled \
-			"-Dgpu_arch=$(gpu_archs | tr ' ' ,)" >"$OUT/build.log" 2>&1 ||
-			! ninja -C "$B" >>"$OUT/build.log" 2>&1; then
-			tail -n 20 "$OUT/build.log"
-			return 1
+		if meson setup "$B" "$ROOT" -Dcuda=enabled \
+			"-Dgpu_arch=$(gpu_archs | tr ' ' ,)" >"$OUT/build.log" 2>&1 &&
+			ninja -C "$B" >>"$OUT/build.log" 2>&1; then
+			sed -n '/Paths/,/^$/p' "$OUT/build.log" | sed 's/^/  /'
+			built_list
+			return
 		fi
-		sed -n '/Paths/,/^$/p' "$OUT/build.log" | sed 's/^/  /'
+		tail -n 10 "$OUT/build.log" | sed 's/^/  meson: /'
+		B=$B/gcc
+		echo "  the meson build failed: gcc and nvcc build into $B instead"
 	else
 		echo "  gcc and nvcc alone (no meson and ninja here, or" \
 			"PATHLAB_GPU_CHECK_BUILD=gcc): the socket path and the GPU parts"
-		# shellcheck source=gpu-check-gcc.sh
-		. "$ROOT/labs/lib/gpu-check-gcc.sh"
-		build_gcc >"$OUT/build.log" 2>&1 || { tail -n 20 "$OUT/build.log"; return 1; }
 	fi
+	# shellcheck source=gpu-check-gcc.sh
+	. "$ROOT/labs/lib/gpu-check-gcc.sh"
+	build_gcc >"$OUT/build-gcc.log" 2>&1 || { tail -n 20 "$OUT/build-gcc.log"; return 1; }
 	built_list
 }
 
