@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The device-memory interface of the GPUDirect variants. A path's GPU
- * variant (kernel-stack/gpu_socket.c, af-xdp/gpu_xsk.c, dpdk/gpu_dpdk.c)
- * reaches GPU memory only through these calls, whatever the backend:
+ * variant (kernel-stack/gpu_socket.c, af-xdp/gpu_xsk.c, dpdk/gpu_dpdk.c,
+ * rdma/gpu_verbs.c) reaches GPU memory only through these calls, whatever
+ * the backend:
  *
- *   cuda  a real GPU (gpu_cuda.c and consumer.cu, a module loaded at run
- *         time, so the receivers run where no CUDA driver exists)
+ *   cuda  a real GPU (gpu_cuda.c, gpu_cuda_mem.c and the kernel of
+ *         consumer.cu: a module loaded at run time that opens the CUDA
+ *         driver itself, so the receivers run where no CUDA driver exists)
  *   sim   an emulated GPU (gpu_sim.c): "device memory" in host RAM that
  *         the path cannot read, the same consumer code on the CPU, and an
  *         account of every PCIe crossing and copy a real GPU would cost
@@ -52,13 +54,12 @@ struct pl_gpu_where {
 };
 
 /* The --gpu-pci row of a receiver's option table (p: const char **). */
-#define PL_GPU_OPT_PCI(p)                                                      \
-	{                                                                      \
-		"gpu-pci", PL_OPT_STR, (p), "ADDR",                            \
-			"--gpu cuda: the GPU at PCI address ADDR (default: "   \
-			"the one "                                             \
-			"nearest the receiving NIC)"                           \
-	}
+/* clang-format off */
+#define PL_GPU_OPT_PCI(p)						\
+	{ "gpu-pci", PL_OPT_STR, (p), "ADDR",				\
+	  "--gpu cuda: the GPU at PCI address ADDR (default: the one "	\
+	  "nearest the receiving NIC)" }
+/* clang-format on */
 
 #define PL_GPU_MAX_REGIONS 8
 

@@ -37,6 +37,7 @@ struct sim_copy {
 	size_t len;
 };
 
+/* The emulated stream: the copies queued since its last sync. */
 struct sim_be {
 	struct sim_copy *q;
 	unsigned n, cap;
