@@ -1,5 +1,4 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2034 # GPU_PCI, PCI: read by lib/gpu-check-runs.sh
 # gpu-check.sh - the GPU variants on a machine with an NVIDIA GPU, from the
 # working tree, in a few minutes, with nothing but the GPU driver, the CUDA
 # toolkit (nvcc, gcc) and bash. It builds what the machine's tools allow:
@@ -37,6 +36,7 @@
 # a run, a payload not verified); 77 no GPU on this machine (what could be
 # built was); 2 a bad option. PATHLAB_GPU_CHECK_BUILD=gcc takes the gcc
 # build even where meson is there.
+# shellcheck source-path=SCRIPTDIR source-path=SCRIPTDIR/lib
 set -u
 
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
 # gpu-check-gcc.sh - labs/gpu-check.sh's build where there is no meson (a
 # GPU machine with the driver and the CUDA toolkit only): gcc and nvcc
 # build the socket receiver, the generator, the GPU interface test, the

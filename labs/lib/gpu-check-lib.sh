@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
 # gpu-check-lib.sh - what labs/gpu-check.sh does: the machine, the build,
 # the verdicts and the figures (the runs are in gpu-check-runs.sh). Needs
 # ROOT, B (build directory), OUT, GPU_PCI, COUNT.

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
 # gpu-check-runs.sh - labs/gpu-check.sh's runs, each ending in a verdict
 # (gpu-check-lib.sh). Every receiver runs with --gpu cuda, bounded in
 # time; the lab's namespaces, if made, go at exit (gpu_check_cleanup).
