@@ -125,14 +125,16 @@ int gr_lab_up(unsigned queues)
 	if (peer_ns < 0)
 		gr_setup_failed("the sending side's namespace");
 	if (run_in(-1,
-		   "sysctl -qw net.ipv6.conf.%s.disable_ipv6=1 && "
+		   "{ echo 1 >/proc/sys/net/ipv6/conf/%s/disable_ipv6; } "
+		   "2>/dev/null; "
 		   "ip addr add %s/24 dev %s && ip link set %s up",
 		   GR_LAB_RX_IF, GR_LAB_RX_ADDR, GR_LAB_RX_IF, GR_LAB_RX_IF))
 		gr_setup_failed("the receiving side");
 	mac_of(GR_LAB_RX_IF, mac, sizeof(mac));
 	if (run_in(peer_ns,
 		   "ip link set lo up && "
-		   "sysctl -qw net.ipv6.conf.%s.disable_ipv6=1 && "
+		   "{ echo 1 >/proc/sys/net/ipv6/conf/%s/disable_ipv6; } "
+		   "2>/dev/null; "
 		   "ip addr add %s/24 dev %s && ip link set %s up && "
 		   "ip neigh replace %s lladdr %s dev %s nud permanent",
 		   GR_LAB_TX_IF, GR_LAB_TX_ADDR, GR_LAB_TX_IF, GR_LAB_TX_IF,
