@@ -95,8 +95,8 @@ meta__vm() {
 	done
 	mkdir -p "$dir"
 	echo "  ($ex: ${#workers[@]} workers graded in one boot of the VM)"
-	MESON_BUILD_ROOT=$PATHLAB_BUILD bash "$script" "$grader" --each "$dir" \
-		"${workers[@]}" >/dev/null 2>"$dir/vm.log"
+	(cd "$PATHLAB_BUILD" && MESON_BUILD_ROOT=$PATHLAB_BUILD bash "$script" \
+		"$grader" --each "$dir" "${workers[@]}") >/dev/null 2>"$dir/vm.log"
 	for t in "${tests[@]}"; do
 		w=$(grade__field "$PATHLAB_BUILD" "$t" '.cmd[4]')
 		if [ -e "$dir/skipped" ]; then
