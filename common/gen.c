@@ -17,6 +17,7 @@
 #include "json.h"
 #include "mgmt.h"
 #include "opt.h"
+#include "out.h"
 #include "run.h"
 #include "sysctr.h"
 
@@ -632,20 +633,20 @@ static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
 		pl_rtt_print(stderr, "pathlab-gen", rtt);
 }
 
-/* Write the JSON summary to path (- = stdout); PL_EXIT_* */
+/* Write the JSON summary to path (- = stdout), all or nothing; PL_EXIT_* */
 static int save_json(const char *path, const struct gen_cfg *c,
 		     const struct gen_result *r, const struct pl_rtt *rtt)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	struct pl_out o;
+	int err = pl_out_open(&o, path);
 
-	if (!f) {
-		perror(path);
-		return PL_EXIT_FAIL;
+	if (!err) {
+		write_json(o.f, c, r, rtt);
+		err = pl_out_close(&o);
 	}
-	write_json(f, c, r, rtt);
-	if (f != stdout)
-		fclose(f);
-	return PL_EXIT_OK;
+	if (err)
+		pl_out_error("pathlab-gen", "--json", path, err);
+	return err ? PL_EXIT_FAIL : PL_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -709,7 +710,7 @@ int main(int argc, char **argv)
 		  "pin to this CPU (thread t: N + t)", 0, 4095 },
 		{ "no-end", PL_OPT_FLAG, &c.no_end, NULL,
 		  "send no end-of-train markers" },
-		{ "json", PL_OPT_STR, &json, "FILE",
+		{ "json", PL_OPT_OUT, &json, "FILE",
 		  "write the JSON summary to FILE (- = stdout)" },
 		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL, "no progress lines" },
 		{ 0 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "opt.h"
 #include "budget.h"
+#include "out.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -89,6 +90,14 @@ static int opt_store(const char *prog, const struct pl_opt *o, const char *v)
 		if (pl_parse_rate(v, (uint64_t *)o->dst) < 0)
 			return opt_error(prog, o, v,
 					 "is not a rate (e.g. 10G, 25Gbit)");
+		return 0;
+	case PL_OPT_OUT:
+		/* Refused now, not after the run it was to record. */
+		if (!*v || (i = pl_out_check(v)))
+			return opt_error(prog, o, v,
+					 *v ? pl_out_strerror(i)
+					    : "must not be empty");
+		*(const char **)o->dst = v;
 		return 0;
 	case PL_OPT_HZ:
 		if (pl_parse_hz(v, (double *)o->dst) < 0)

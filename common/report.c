@@ -2,6 +2,7 @@
 #include "report.h"
 #include "budget.h"
 #include "clock.h"
+#include "out.h"
 
 #include <errno.h>
 #include <string.h>
@@ -474,19 +475,16 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 
 int pl_report_write(const char *path, const struct pl_report *r)
 {
-	FILE *f;
+	struct pl_out o;
+	int err = pl_out_open(&o, path);
 
-	if (!strcmp(path, "-")) {
-		pl_report_json(stdout, r);
-		return 0;
+	if (!err) {
+		pl_report_json(o.f, r);
+		err = pl_out_close(&o);
 	}
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	pl_report_json(f, r);
-	if (fclose(f))
-		return -errno;
-	return 0;
+	if (err)
+		pl_out_error(r->tool, "--json", path, err);
+	return err;
 }
 
 /* Nanoseconds as microseconds with two decimals. */

@@ -102,7 +102,11 @@ void pl_report_json(FILE *f, const struct pl_report *r);
 /* Write the run as a readable table. */
 void pl_report_table(FILE *f, const struct pl_report *r);
 
-/* Write the JSON to path ("-" = stdout); 0 or -errno. */
+/*
+ * Write the JSON to path ("-" = stdout) as common/out.h writes a file: all
+ * of it or nothing, never through a link; 0 or -errno after a one-line
+ * error that names the file.
+ */
 int pl_report_write(const char *path, const struct pl_report *r);
 
 /*
