@@ -696,7 +696,7 @@ int main(int argc, char **argv)
 		  1, GEN_MAX_THREADS },
 		{ "tx", PL_OPT_CHOICE, &c.tx, "MODE", "transmit through", 0, 0,
 		  tx_names },
-		{ "iface", PL_OPT_STR, &c.iface, "IF",
+		{ "iface", PL_OPT_IFACE, &c.iface, "IF",
 		  "sending interface: counters, and --tx packet" },
 		{ "allow-routed", PL_OPT_FLAG, &c.allow_routed, NULL,
 		  "send to a --dst reached through the default route too "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "mgmt.h"
+#include "ifname.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -20,10 +21,10 @@
 
 /* What to look for under a management interface, and what was found. */
 struct want {
-	const char *ifname; /* this interface, or */
-	char pci[32];	    /* an interface of this PCI device */
-	char found[64];	    /* the interface that matched */
-	char mgmt[64];	    /* the one with the default route above it */
+	int ifindex;	/* this interface (by index: names and altnames), or */
+	char pci[32];	/* an interface of this PCI device */
+	char found[64]; /* the interface that matched */
+	char mgmt[64];	/* the one with the default route above it */
 };
 
 /* The PCI address behind a network interface into buf, "" when none. */
@@ -45,13 +46,15 @@ static void iface_pci(const char *ifname, char *buf, size_t len)
 		snprintf(buf, len, "%s", base + 1);
 }
 
+/* True when interface ifn is the one w looks for (noted in w->found). */
 static bool matches(const char *ifn, struct want *w)
 {
 	char pci[64];
 
-	if (w->ifname ? strcmp(ifn, w->ifname) : 0)
-		return false;
-	if (!w->ifname) {
+	if (w->ifindex) {
+		if ((int)if_nametoindex(ifn) != w->ifindex)
+			return false;
+	} else {
 		iface_pci(ifn, pci, sizeof(pci));
 		if (!pci[0] || strcasecmp(pci, w->pci))
 			return false;
@@ -122,7 +125,7 @@ static bool default_route_under(struct want *w)
 static int refuse(const char *prog, const char *what, const struct want *w)
 {
 	fprintf(stderr, "%s: refusing %s: ", prog, what);
-	if (!w->ifname)
+	if (strcmp(what, w->found))
 		fprintf(stderr, "it is %s, ", w->found);
 	if (strcmp(w->found, w->mgmt))
 		fprintf(stderr,
@@ -139,11 +142,15 @@ static int refuse(const char *prog, const char *what, const struct want *w)
 
 int pl_mgmt_refuse_iface(const char *prog, const char *ifname)
 {
-	struct want w = { .ifname = ifname };
+	struct want w = { 0 };
+	char primary[IF_NAMESIZE];
 
-	if (ifname && default_route_under(&w))
-		return refuse(prog, ifname, &w);
-	return 0;
+	if (!ifname)
+		return 0;
+	w.ifindex = pl_ifname_resolve(ifname, primary, sizeof(primary));
+	if (w.ifindex <= 0)
+		return 0; /* none: nothing to take over (callers check names) */
+	return default_route_under(&w) ? refuse(prog, ifname, &w) : 0;
 }
 
 int pl_mgmt_refuse_pci(const char *prog, const char *pci)
@@ -158,19 +165,6 @@ int pl_mgmt_refuse_pci(const char *prog, const char *pci)
 		 strchr(pci, ':') == strrchr(pci, ':') ? "0000:" : "", pci);
 	snprintf(what, sizeof(what), "PCI device %s", pci);
 	return default_route_under(&w) ? refuse(prog, what, &w) : 0;
-}
-
-/* Append one route attribute to a netlink request. */
-static void add_attr(struct nlmsghdr *nh, unsigned short type, const void *v,
-		     unsigned short len)
-{
-	struct rtattr *a =
-		(struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
-
-	a->rta_type = type;
-	a->rta_len = (unsigned short)RTA_LENGTH(len);
-	memcpy(RTA_DATA(a), v, len);
-	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(a->rta_len);
 }
 
 /*
@@ -196,24 +190,14 @@ static int fib_match(struct in_addr dst, unsigned oif, char *gw, char *dev)
 	} ans;
 	struct rtmsg *rt;
 	struct rtattr *a;
-	int fd, n, alen;
+	int err, alen;
 
-	add_attr(&req.nh, RTA_DST, &dst, sizeof(dst));
+	pl_nl_attr(&req.nh, RTA_DST, &dst, sizeof(dst));
 	if (oif)
-		add_attr(&req.nh, RTA_OIF, &oif, sizeof(oif));
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	n = send(fd, &req, req.nh.nlmsg_len, 0) < 0
-		    ? -errno
-		    : (int)recv(fd, &ans, sizeof(ans), 0);
-	close(fd);
-	if (n < 0)
-		return n == -1 ? -errno : n;
-	if (!NLMSG_OK(&ans.nh, (unsigned)n) || ans.nh.nlmsg_type == NLMSG_ERROR)
-		return ans.nh.nlmsg_type == NLMSG_ERROR
-			       ? ((struct nlmsgerr *)NLMSG_DATA(&ans.nh))->error
-			       : -EIO;
+		pl_nl_attr(&req.nh, RTA_OIF, &oif, sizeof(oif));
+	err = pl_nl_ask(&req.nh, &ans.nh, sizeof(ans));
+	if (err)
+		return err;
 	rt = NLMSG_DATA(&ans.nh);
 	if (rt->rtm_type != RTN_UNICAST)
 		return 32; /* local, broadcast, ...: not sent anywhere else */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "opt.h"
 #include "budget.h"
+#include "ifname.h"
 #include "out.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,32 @@ static int opt_error(const char *prog, const struct pl_opt *o, const char *v,
 {
 	fprintf(stderr, "%s: --%s: '%s' %s\n", prog, o->name, v, why);
 	return -EINVAL;
+}
+
+/*
+ * An interface that exists here, checked as pl_ifname_check() says, stored
+ * by its own name (an alternative name typed resolves to it).
+ */
+static int opt_iface(const char *prog, const struct pl_opt *o, const char *v)
+{
+	char primary[IF_NAMESIZE];
+	const char *why;
+	char *name;
+	int idx;
+
+	if (pl_ifname_check(v, &why))
+		return opt_error(prog, o, v, why);
+	idx = pl_ifname_resolve(v, primary, sizeof(primary));
+	if (idx == -ENODEV)
+		return opt_error(prog, o, v,
+				 "is no interface in this network namespace");
+	if (idx < 0)
+		return opt_error(prog, o, v, strerror(-idx));
+	name = strdup(primary);
+	if (!name)
+		return opt_error(prog, o, v, strerror(ENOMEM));
+	*(const char **)o->dst = name; /* kept until exit */
+	return 0;
 }
 
 /* Store one option's value; every kind is range-checked here. */
@@ -99,6 +127,8 @@ static int opt_store(const char *prog, const struct pl_opt *o, const char *v)
 					    : "must not be empty");
 		*(const char **)o->dst = v;
 		return 0;
+	case PL_OPT_IFACE:
+		return opt_iface(prog, o, v);
 	case PL_OPT_HZ:
 		if (pl_parse_hz(v, (double *)o->dst) < 0)
 			return opt_error(prog, o, v,

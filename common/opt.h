@@ -21,6 +21,7 @@ enum pl_opt_kind {
 	PL_OPT_RATE,   /* uint64_t bits per second: "10G" */
 	PL_OPT_HZ,     /* double Hz: "3GHz" */
 	PL_OPT_OUT,    /* const char *: a file to write, checked now (out.h) */
+	PL_OPT_IFACE,  /* const char *: an interface here, by its name */
 };
 
 struct pl_opt {

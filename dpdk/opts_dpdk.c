@@ -56,7 +56,7 @@ static bool check_cfg(const struct cfg *c)
 int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 {
 	const struct pl_opt opts[] = {
-		{ "iface", PL_OPT_STR, &c->rx.iface, "IF",
+		{ "iface", PL_OPT_IFACE, &c->rx.iface, "IF",
 		  "lab: build the EAL arguments for a vdev on IF" },
 		{ "vdev-kind", PL_OPT_CHOICE, &c->vdev, "KIND",
 		  "virtual device on IF", 0, 0, vdevs },

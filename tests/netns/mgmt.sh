@@ -6,7 +6,7 @@
 # receiver that takes over an interface refuses the bridge, its port, the
 # VLAN and its parent, and the last of the forty (the old default-route
 # loop overflowed its buffer there), whichever way it is named: --iface,
-# raw EAL --vdev=...,iface=, -a PCI. An interface under no default route
+# an alternative name, raw EAL --vdev=...,iface=, -a PCI. An interface under no default route
 # passes. pathlab-gen refuses a destination the default route leads to,
 # unless --allow-routed. Nothing outside the namespace is touched: each refusal comes
 # before any XDP program or EAL start.
@@ -60,6 +60,9 @@ for ((i = 0; i < 40; i++)); do
 	inns ip link set "$n" up
 	inns ip route add default dev "$n" metric $((200 + i))
 done
+# Alternative names of the bridge, short and long: the same interface.
+inns ip link property add dev mbr altname mbralt
+inns ip link property add dev mbr altname management-bridge-alternative-name
 set +e
 last=$n
 echo "   topology: default routes over mbr (bridge, port mport), mvl" \
@@ -107,6 +110,15 @@ for rx in "$RX_XSK" "$RX_DPDK"; do
 	refused "$name VLAN" "mvl carries" inns "$rx" --iface mvl --count 1
 	refused "$name 40th default route" "$last carries" \
 		inns "$rx" --iface "$last" --count 1
+	# Names are compared by interface index: an altname is the bridge.
+	refused "$name bridge by altname" "mbr carries" \
+		inns "$rx" --iface mbralt --count 1
+	refused "$name bridge by long altname" "mbr carries" \
+		inns "$rx" --iface management-bridge-alternative-name --count 1
+	refused "$name no such interface" "is no interface" \
+		inns "$rx" --iface NO-SUCH-IF --count 1
+	refused "$name comma in --iface" "is not an interface name" \
+		inns "$rx" --iface mfree,iface=mbr --count 1
 done
 [ -x "$RX_XSK" ] &&
 	passes "xsk other interface" inns "$RX_XSK" --iface mfree --duration 0.2
