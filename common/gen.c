@@ -21,6 +21,7 @@
 #include "run.h"
 #include "sysctr.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -573,6 +574,7 @@ static int check_pingpong(struct gen_cfg *c)
 /* Resolve sizes and defaults; a one-line error and -EINVAL when invalid. */
 static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 {
+	struct in_addr addr;
 	int err;
 
 	if (size && payload) {
@@ -596,6 +598,17 @@ static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 	}
 	if (!c->count && c->duration_s <= 0) {
 		fprintf(stderr, "pathlab-gen: --count 0 needs --duration\n");
+		return -EINVAL;
+	}
+	if (inet_pton(AF_INET, c->dst, &addr) != 1) {
+		fprintf(stderr,
+			"pathlab-gen: --dst: '%s' is not an IPv4 address\n",
+			c->dst);
+		return -EINVAL;
+	}
+	if (c->tx == GEN_TX_PACKET && !c->iface) {
+		fprintf(stderr, "pathlab-gen: --tx packet needs --iface (the "
+				"interface its frames leave by)\n");
 		return -EINVAL;
 	}
 	if (c->bad_every && c->tx != GEN_TX_PACKET) {
@@ -739,6 +752,15 @@ int main(int argc, char **argv)
 	split_run(&c, ncpu > 0 ? (unsigned)ncpu : 1);
 	threads[0].rtt = rtt;
 	err = open_all();
+	if (err == -EHOSTUNREACH && c.tx == GEN_TX_PACKET) {
+		fprintf(stderr,
+			"pathlab-gen: --dst %s: no neighbour entry on %s, so "
+			"no "
+			"MAC address to send to (ip neigh replace %s lladdr "
+			"MAC dev %s)\n",
+			c.dst, c.iface, c.dst, c.iface);
+		return PL_EXIT_USAGE;
+	}
 	if (err) {
 		fprintf(stderr, "pathlab-gen: %s to %s on %s: %s\n",
 			tx_ops[c.tx]->name, c.dst,

@@ -25,6 +25,17 @@ static int opt_error(const char *prog, const struct pl_opt *o, const char *v,
 	return -EINVAL;
 }
 
+/* A rate or a clock above the table's limit, in its unit. */
+static int opt_max(const char *prog, const struct pl_opt *o, const char *v,
+		   const char *unit)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "is out of range (at most %" PRIu64 " %s)",
+		 o->max, unit);
+	return opt_error(prog, o, v, why);
+}
+
 /*
  * An interface that exists here, checked as pl_ifname_check() says, stored
  * by its own name (an alternative name typed resolves to it).
@@ -115,9 +126,12 @@ static int opt_store(const char *prog, const struct pl_opt *o, const char *v)
 		fputc('\n', stderr);
 		return -EINVAL;
 	case PL_OPT_RATE:
-		if (pl_parse_rate(v, (uint64_t *)o->dst) < 0)
+		if (pl_parse_rate(v, &u) < 0)
 			return opt_error(prog, o, v,
 					 "is not a rate (e.g. 10G, 25Gbit)");
+		if (o->max && u > o->max)
+			return opt_max(prog, o, v, "b/s");
+		*(uint64_t *)o->dst = u;
 		return 0;
 	case PL_OPT_OUT:
 		/* Refused now, not after the run it was to record. */
@@ -130,9 +144,12 @@ static int opt_store(const char *prog, const struct pl_opt *o, const char *v)
 	case PL_OPT_IFACE:
 		return opt_iface(prog, o, v);
 	case PL_OPT_HZ:
-		if (pl_parse_hz(v, (double *)o->dst) < 0)
+		if (pl_parse_hz(v, &d) < 0)
 			return opt_error(prog, o, v,
 					 "is not a clock (e.g. 3GHz, 2400MHz)");
+		if (o->max && d > (double)o->max)
+			return opt_max(prog, o, v, "Hz");
+		*(double *)o->dst = d;
 		return 0;
 	}
 	return -EINVAL;

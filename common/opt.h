@@ -30,7 +30,7 @@ struct pl_opt {
 	void *dst;
 	const char *arg; /* placeholder in usage, e.g. "N" */
 	const char *help;
-	uint64_t min, max;	    /* numeric kinds; max 0 = no limit */
+	uint64_t min, max; /* numeric kinds, rates, clocks; max 0 = no limit */
 	const char *const *choices; /* PL_OPT_CHOICE, NULL-terminated */
 };
 
