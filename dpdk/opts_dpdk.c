@@ -107,13 +107,15 @@ int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 				"before --\n");
 		return PL_EXIT_USAGE;
 	}
-	if ((c->pci && eal_check_pci(c->pci)) || eal_check_mgmt(e, c))
+	if (c->pci && eal_check_pci(c->pci))
 		return PL_EXIT_USAGE;
-	if (e->argc <= 1 && eal_check_queues(c))
+	if (e->argc <= 1 &&
+	    (eal_check_queues(c) || eal_args_build(e, c, vdevs)))
 		return PL_EXIT_USAGE;
-	if (e->argc > 1)
-		eal_args_prefix(e);
-	else if (eal_args_build(e, c, vdevs))
+	if (!e->built)
+		snprintf(e->prefix, sizeof(e->prefix), "rte");
+	/* Checked as DPDK will read it, after it is built. */
+	if (eal_check_mgmt(e, c))
 		return PL_EXIT_USAGE;
 	if (e->note)
 		fprintf(stderr, "pathlab-rx-dpdk: %s\n", e->note);
