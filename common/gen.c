@@ -714,6 +714,12 @@ int main(int argc, char **argv)
 		{ "allow-routed", PL_OPT_FLAG, &c.allow_routed, NULL,
 		  "send to a --dst reached through the default route too "
 		  "(refused: it leaves this network)" },
+		{ "allow-mgmt-lan", PL_OPT_FLAG, &c.allow_mgmt_lan, NULL,
+		  "send out of the management interface too, to its gateway "
+		  "or LAN (refused: the hosts you reach this one through)" },
+		{ "allow-multicast", PL_OPT_FLAG, &c.allow_multicast, NULL,
+		  "send to a multicast or broadcast --dst (refused: every "
+		  "host on the link receives it)" },
 		{ "bad-every", PL_OPT_U32, &c.bad_every, "N",
 		  "with --tx packet, every Nth frame is malformed", 2,
 		  1000000 },
@@ -736,9 +742,12 @@ int main(int argc, char **argv)
 	if (check_cfg(&c, size, payload))
 		return PL_EXIT_USAGE;
 	/* --tx packet leaves by --iface; the others wherever routes say */
-	if (!c.allow_routed &&
-	    pl_mgmt_refuse_routed("pathlab-gen", c.dst,
-				  c.tx == GEN_TX_PACKET ? c.iface : NULL))
+	if (pl_mgmt_refuse_dst(
+		    "pathlab-gen", c.dst,
+		    c.tx == GEN_TX_PACKET ? c.iface : NULL,
+		    (c.allow_routed ? PL_ALLOW_ROUTED : 0) |
+			    (c.allow_mgmt_lan ? PL_ALLOW_MGMT_LAN : 0) |
+			    (c.allow_multicast ? PL_ALLOW_MULTICAST : 0)))
 		return PL_EXIT_USAGE;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	nthreads = c.threads;
