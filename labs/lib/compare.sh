@@ -297,7 +297,8 @@ cmp_outdir() {
 	done
 	[ -n "${CMP_ANCHOR:-}" ] && exec {CMP_ANCHOR}<&-
 	exec {CMP_ANCHOR}<"$d" || return 1
-	CMP_OLD=$(cd "/proc/$$/fd/$CMP_ANCHOR" && find . -mindepth 1 \
+	CMP_ANCHOR_DIR=/proc/$BASHPID/fd/$CMP_ANCHOR
+	CMP_OLD=$(cd "$CMP_ANCHOR_DIR" && find . -mindepth 1 \
 		-maxdepth 3 -printf '%P\0' 2>/dev/null | base64 -w0)
 	mkdir -p "$CMP_OUT/raw" || return 1
 	[ -z "${stamp:-}" ] || ln -sfn "$stamp" "$PATHLAB_ROOT/results/latest"
@@ -310,7 +311,7 @@ cmp_chown() {
 	[ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID}" != 0 ] || return 0
 	base64 -d <<<"$CMP_OLD" | python3 \
 		"$(dirname -- "${BASH_SOURCE[0]}")/giveaway.py" \
-		"/proc/$$/fd/$CMP_ANCHOR" "$CMP_TOP" "$SUDO_UID" \
+		"$CMP_ANCHOR_DIR" "$CMP_TOP" "$SUDO_UID" \
 		"${SUDO_GID:-$SUDO_UID}"
 }
 
