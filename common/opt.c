@@ -42,9 +42,11 @@ static int opt_max(const char *prog, const struct pl_opt *o, const char *v,
  */
 static int opt_iface(const char *prog, const struct pl_opt *o, const char *v)
 {
+	/* Names of interfaces given by an alternative name, kept to exit. */
+	static char names[8][IF_NAMESIZE];
+	static unsigned used;
 	char primary[IF_NAMESIZE];
 	const char *why;
-	char *name;
 	int idx;
 
 	if (pl_ifname_check(v, &why))
@@ -55,10 +57,15 @@ static int opt_iface(const char *prog, const struct pl_opt *o, const char *v)
 				 "is no interface in this network namespace");
 	if (idx < 0)
 		return opt_error(prog, o, v, strerror(-idx));
-	name = strdup(primary);
-	if (!name)
-		return opt_error(prog, o, v, strerror(ENOMEM));
-	*(const char **)o->dst = name; /* kept until exit */
+	if (!strcmp(primary, v)) {
+		*(const char **)o->dst = v;
+		return 0;
+	}
+	if (used == sizeof(names) / sizeof(names[0]))
+		return opt_error(prog, o, v,
+				 "is one alternative name too many");
+	memcpy(names[used], primary, sizeof(primary));
+	*(const char **)o->dst = names[used++];
 	return 0;
 }
 
