@@ -69,7 +69,7 @@ int xsk_options(int argc, char **argv, struct xsk_cfg *c)
 {
 	int err, wakeup = 1;
 	const struct pl_opt opts[] = {
-		{ "iface", PL_OPT_STR, &c->rx.iface, "IF",
+		{ "iface", PL_OPT_IFACE, &c->rx.iface, "IF",
 		  "receiving interface (required)" },
 		{ "action", PL_OPT_CHOICE, &c->action, "ACT",
 		  "lab datagrams: to the socket, or XDP alone", 0, 0,

@@ -62,6 +62,19 @@ struct {
 	__type(value, __u64);
 } reasons SEC(".maps");
 
+/*
+ * What the program passed on to the kernel, by the same reason: every
+ * frame that is not a good lab datagram (the receiver reports them as bad
+ * or other), and under PL_OK the lab's datagrams it did not redirect or
+ * drop. The kernel may drop these in turn: not ours, so not our loss.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PL_REASON_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} passed SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -208,15 +221,21 @@ static __always_inline enum pl_reason parse_frame(void *data, void *end,
 }
 /* >8 xdp-parse */
 
-/* Add one frame of len bytes to the counters of its verdict. */
-static __always_inline int count(__u32 verdict, __u64 len)
+/*
+ * Add one frame of len bytes, parsed as reason r, to the counters of its
+ * verdict, and to what was passed on when it goes to the kernel.
+ */
+static __always_inline int count(__u32 verdict, __u32 r, __u64 len)
 {
 	struct pl_xdp_count *c = bpf_map_lookup_elem(&verdicts, &verdict);
+	__u64 *n;
 
 	if (c) {
 		c->packets++;
 		c->bytes += len;
 	}
+	if (verdict == XDP_PASS && (n = bpf_map_lookup_elem(&passed, &r)))
+		(*n)++;
 	return verdict;
 }
 
@@ -288,7 +307,8 @@ int pathlab_xdp(struct xdp_md *ctx)
 	if (n)
 		(*n)++;
 	if (r != PL_OK)
-		return count(XDP_PASS, end - data); /* not ours: the stack's */
+		return count(XDP_PASS, r,
+			     end - data); /* not ours: the stack's */
 	if (lab_action == PL_XDP_DROP) {
 		verdict = XDP_DROP;
 	} else if (lab_action == PL_XDP_REDIRECT) {
@@ -301,7 +321,7 @@ int pathlab_xdp(struct xdp_md *ctx)
 	}
 	if (trace_n) /* constant: gone from the program without --trace */
 		trace_frame(ctx, verdict);
-	return count(verdict, end - data);
+	return count(verdict, r, end - data);
 }
 /* >8 xdp-verdict */
 

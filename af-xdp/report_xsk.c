@@ -31,6 +31,10 @@ static void prog_json(struct pl_json *j, const struct xdp_totals *t)
 	for (i = 0; i < PL_REASON_MAX; i++)
 		pl_json_u64(j, pl_reason_name(i), t->reason[i]);
 	pl_json_end(j);
+	pl_json_obj(j, "passed_by_reason");
+	for (i = 0; i < PL_REASON_MAX; i++)
+		pl_json_u64(j, pl_reason_name(i), t->passed[i]);
+	pl_json_end(j);
 	pl_json_u64(j, "lab_data", t->lab.data);
 	pl_json_u64(j, "lab_end_markers", t->lab.end_markers);
 	pl_json_u64(j, "lab_no_socket", t->lab.no_socket);
@@ -106,7 +110,7 @@ static void add_drops(struct pl_report *r, struct xsk_rx *rx)
 	uint64_t link = rx->link_dropped;
 
 	if (!rx->xsk) {
-		pl_report_drop(r, "rx_link_dropped", link);
+		pl_report_link_drop(r, "rx_link_dropped", link);
 		return;
 	}
 	if (rx->cfg->attach == ATTACH_NATIVE)
@@ -114,7 +118,25 @@ static void add_drops(struct pl_report *r, struct xsk_rx *rx)
 	pl_report_drop(r, "xsk_rx_ring_full", full);
 	pl_report_drop(r, "xsk_rx_dropped", dropped);
 	pl_report_drop(r, "xdp_no_socket", rx->xdp.lab.no_socket);
-	pl_report_drop(r, "rx_link_dropped_other", link);
+	pl_report_link_drop(r, "rx_link_dropped_other", link);
+}
+
+/*
+ * What the XDP program passed on to the kernel that was not ours, by
+ * reason (user space never sees it): bad or other in s, and the count the
+ * report keeps the link's drops of apart from the loss.
+ */
+static void add_passed(struct pl_rx_stats *s, const struct xdp_totals *t,
+		       struct pl_report *r)
+{
+	unsigned i;
+
+	r->not_ours_set = true;
+	r->not_ours_source = "xdp_pass_by_reason";
+	for (i = PL_OK + 1; i < PL_REASON_MAX; i++) {
+		pl_stats_reject_n(s, i, t->passed[i]);
+		r->not_ours_to_kernel += t->passed[i];
+	}
 }
 
 /* The loop chosen at setup, as pl_rx_measure() runs it. */
@@ -266,6 +288,7 @@ int xsk_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
 						      before.udp_no_ports);
 	}
 	xdp_read_totals(rx);
+	add_passed(pl_rx_queues(&c->rx) > 1 ? total : &rx->stats, &rx->xdp, &r);
 	r.received_count = rx->xdp.lab.data;
 	r.sent_count = rx->xdp.end_count;
 	r.syscalls = rx->syscalls;

@@ -47,6 +47,7 @@ int xsk_options(int argc, char **argv, struct xsk_cfg *c);
 struct xdp_totals {
 	struct pl_xdp_count verdict[PL_XDP_VERDICTS];
 	__u64 reason[PL_REASON_MAX];
+	__u64 passed[PL_REASON_MAX]; /* on to the kernel, by reason */
 	struct pl_xdp_lab lab; /* first_ns the earliest, last_ns the latest */
 	uint64_t end_count;    /* sum over flows of their end markers' seq */
 };

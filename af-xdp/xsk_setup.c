@@ -277,13 +277,16 @@ int xdp_read_totals(struct xsk_rx *rx)
 
 	memset(t->verdict, 0, sizeof(t->verdict));
 	memset(t->reason, 0, sizeof(t->reason));
+	memset(t->passed, 0, sizeof(t->passed));
 	t->end_count = 0;
 	for (k = 0; k < PL_XDP_VERDICTS && !err; k++)
 		err = sum_percpu(bpf_map__fd(s->maps.verdicts), k,
 				 &t->verdict[k].packets, 2, ncpu);
 	for (k = 0; k < PL_REASON_MAX && !err; k++)
 		err = sum_percpu(bpf_map__fd(s->maps.reasons), k, &t->reason[k],
-				 1, ncpu);
+				 1, ncpu)
+			      ?: sum_percpu(bpf_map__fd(s->maps.passed), k,
+					    &t->passed[k], 1, ncpu);
 	for (k = 0; k < PL_XDP_FLOWS && !err; k++) {
 		err = bpf_map_lookup_elem(bpf_map__fd(s->maps.end_counts), &k,
 					  &v)

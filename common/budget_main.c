@@ -21,8 +21,11 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_FRAME     16384
 #define MAX_PAYLOAD   (MAX_FRAME - PL_FRAME_OVERHEAD)
-#define NO_PAYLOAD    UINT_MAX
-#define GBIT	      1000000000ull
+/* Ten times the fastest Ethernet there is; beyond, a typo or an attack. */
+#define MAX_RATE   16000000000000ull /* 16 Tb/s */
+#define MAX_CLOCK  100000000000ull   /* 100 GHz */
+#define NO_PAYLOAD UINT_MAX
+#define GBIT	   1000000000ull
 
 static const uint64_t std_rates[] = {
 	1 * GBIT,   10 * GBIT,	25 * GBIT,  40 * GBIT,
@@ -296,7 +299,8 @@ int main(int argc, char **argv)
 		  .kind = PL_OPT_RATE,
 		  .dst = &a.rate,
 		  .arg = "RATE",
-		  .help = "link rate, e.g. 10G, 25Gbit (default: 1G to 400G)" },
+		  .help = "link rate, e.g. 10G, 25Gbit (default: 1G to 400G)",
+		  .max = MAX_RATE },
 		{ .name = "size",
 		  .kind = PL_OPT_U32,
 		  .dst = &a.size,
@@ -319,7 +323,8 @@ int main(int argc, char **argv)
 		  .kind = PL_OPT_HZ,
 		  .dst = &a.clock_hz,
 		  .arg = "HZ",
-		  .help = "CPU clock, e.g. 3GHz (default: measure the TSC)" },
+		  .help = "CPU clock, e.g. 3GHz (default: measure the TSC)",
+		  .max = MAX_CLOCK },
 		{ .name = "json",
 		  .kind = PL_OPT_FLAG,
 		  .dst = &a.json,

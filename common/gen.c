@@ -17,9 +17,11 @@
 #include "json.h"
 #include "mgmt.h"
 #include "opt.h"
+#include "out.h"
 #include "run.h"
 #include "sysctr.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -572,6 +574,7 @@ static int check_pingpong(struct gen_cfg *c)
 /* Resolve sizes and defaults; a one-line error and -EINVAL when invalid. */
 static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 {
+	struct in_addr addr;
 	int err;
 
 	if (size && payload) {
@@ -595,6 +598,17 @@ static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 	}
 	if (!c->count && c->duration_s <= 0) {
 		fprintf(stderr, "pathlab-gen: --count 0 needs --duration\n");
+		return -EINVAL;
+	}
+	if (inet_pton(AF_INET, c->dst, &addr) != 1) {
+		fprintf(stderr,
+			"pathlab-gen: --dst: '%s' is not an IPv4 address\n",
+			c->dst);
+		return -EINVAL;
+	}
+	if (c->tx == GEN_TX_PACKET && !c->iface) {
+		fprintf(stderr, "pathlab-gen: --tx packet needs --iface (the "
+				"interface its frames leave by)\n");
 		return -EINVAL;
 	}
 	if (c->bad_every && c->tx != GEN_TX_PACKET) {
@@ -632,20 +646,20 @@ static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
 		pl_rtt_print(stderr, "pathlab-gen", rtt);
 }
 
-/* Write the JSON summary to path (- = stdout); PL_EXIT_* */
+/* Write the JSON summary to path (- = stdout), all or nothing; PL_EXIT_* */
 static int save_json(const char *path, const struct gen_cfg *c,
 		     const struct gen_result *r, const struct pl_rtt *rtt)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	struct pl_out o;
+	int err = pl_out_open(&o, path);
 
-	if (!f) {
-		perror(path);
-		return PL_EXIT_FAIL;
+	if (!err) {
+		write_json(o.f, c, r, rtt);
+		err = pl_out_close(&o);
 	}
-	write_json(f, c, r, rtt);
-	if (f != stdout)
-		fclose(f);
-	return PL_EXIT_OK;
+	if (err)
+		pl_out_error("pathlab-gen", "--json", path, err);
+	return err ? PL_EXIT_FAIL : PL_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -695,11 +709,17 @@ int main(int argc, char **argv)
 		  1, GEN_MAX_THREADS },
 		{ "tx", PL_OPT_CHOICE, &c.tx, "MODE", "transmit through", 0, 0,
 		  tx_names },
-		{ "iface", PL_OPT_STR, &c.iface, "IF",
+		{ "iface", PL_OPT_IFACE, &c.iface, "IF",
 		  "sending interface: counters, and --tx packet" },
 		{ "allow-routed", PL_OPT_FLAG, &c.allow_routed, NULL,
 		  "send to a --dst reached through the default route too "
 		  "(refused: it leaves this network)" },
+		{ "allow-mgmt-lan", PL_OPT_FLAG, &c.allow_mgmt_lan, NULL,
+		  "send out of the management interface too, to its gateway "
+		  "or LAN (refused: the hosts you reach this one through)" },
+		{ "allow-multicast", PL_OPT_FLAG, &c.allow_multicast, NULL,
+		  "send to a multicast or broadcast --dst (refused: every "
+		  "host on the link receives it)" },
 		{ "bad-every", PL_OPT_U32, &c.bad_every, "N",
 		  "with --tx packet, every Nth frame is malformed", 2,
 		  1000000 },
@@ -709,7 +729,7 @@ int main(int argc, char **argv)
 		  "pin to this CPU (thread t: N + t)", 0, 4095 },
 		{ "no-end", PL_OPT_FLAG, &c.no_end, NULL,
 		  "send no end-of-train markers" },
-		{ "json", PL_OPT_STR, &json, "FILE",
+		{ "json", PL_OPT_OUT, &json, "FILE",
 		  "write the JSON summary to FILE (- = stdout)" },
 		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL, "no progress lines" },
 		{ 0 }
@@ -722,9 +742,12 @@ int main(int argc, char **argv)
 	if (check_cfg(&c, size, payload))
 		return PL_EXIT_USAGE;
 	/* --tx packet leaves by --iface; the others wherever routes say */
-	if (!c.allow_routed &&
-	    pl_mgmt_refuse_routed("pathlab-gen", c.dst,
-				  c.tx == GEN_TX_PACKET ? c.iface : NULL))
+	if (pl_mgmt_refuse_dst(
+		    "pathlab-gen", c.dst,
+		    c.tx == GEN_TX_PACKET ? c.iface : NULL,
+		    (c.allow_routed ? PL_ALLOW_ROUTED : 0) |
+			    (c.allow_mgmt_lan ? PL_ALLOW_MGMT_LAN : 0) |
+			    (c.allow_multicast ? PL_ALLOW_MULTICAST : 0)))
 		return PL_EXIT_USAGE;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	nthreads = c.threads;
@@ -738,6 +761,15 @@ int main(int argc, char **argv)
 	split_run(&c, ncpu > 0 ? (unsigned)ncpu : 1);
 	threads[0].rtt = rtt;
 	err = open_all();
+	if (err == -EHOSTUNREACH && c.tx == GEN_TX_PACKET) {
+		fprintf(stderr,
+			"pathlab-gen: --dst %s: no neighbour entry on %s, so "
+			"no "
+			"MAC address to send to (ip neigh replace %s lladdr "
+			"MAC dev %s)\n",
+			c.dst, c.iface, c.dst, c.iface);
+		return PL_EXIT_USAGE;
+	}
 	if (err) {
 		fprintf(stderr, "pathlab-gen: %s to %s on %s: %s\n",
 			tx_ops[c.tx]->name, c.dst,

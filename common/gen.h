@@ -40,7 +40,9 @@ struct gen_cfg {
 	int cpu;
 	bool quiet, no_end;
 	bool allow_routed; /* --dst may be reached through the default route */
-	int tx;		   /* enum gen_tx */
+	bool allow_mgmt_lan;  /* ... or out of a management interface */
+	bool allow_multicast; /* --dst may be multicast or broadcast */
+	int tx;		      /* enum gen_tx */
 	unsigned threads, thread;
 	bool pingpong;		   /* round trips: send, await the reply */
 	unsigned warmup;	   /* ping-pong: first pings not measured */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "mgmt.h"
+#include "ifname.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -20,10 +21,10 @@
 
 /* What to look for under a management interface, and what was found. */
 struct want {
-	const char *ifname; /* this interface, or */
-	char pci[32];	    /* an interface of this PCI device */
-	char found[64];	    /* the interface that matched */
-	char mgmt[64];	    /* the one with the default route above it */
+	int ifindex;	/* this interface (by index: names and altnames), or */
+	char pci[32];	/* an interface of this PCI device */
+	char found[64]; /* the interface that matched */
+	char mgmt[64];	/* the one with the default route above it */
 };
 
 /* The PCI address behind a network interface into buf, "" when none. */
@@ -45,13 +46,15 @@ static void iface_pci(const char *ifname, char *buf, size_t len)
 		snprintf(buf, len, "%s", base + 1);
 }
 
+/* True when interface ifn is the one w looks for (noted in w->found). */
 static bool matches(const char *ifn, struct want *w)
 {
 	char pci[64];
 
-	if (w->ifname ? strcmp(ifn, w->ifname) : 0)
-		return false;
-	if (!w->ifname) {
+	if (w->ifindex) {
+		if ((int)if_nametoindex(ifn) != w->ifindex)
+			return false;
+	} else {
 		iface_pci(ifn, pci, sizeof(pci));
 		if (!pci[0] || strcasecmp(pci, w->pci))
 			return false;
@@ -122,7 +125,7 @@ static bool default_route_under(struct want *w)
 static int refuse(const char *prog, const char *what, const struct want *w)
 {
 	fprintf(stderr, "%s: refusing %s: ", prog, what);
-	if (!w->ifname)
+	if (strcmp(what, w->found))
 		fprintf(stderr, "it is %s, ", w->found);
 	if (strcmp(w->found, w->mgmt))
 		fprintf(stderr,
@@ -139,11 +142,15 @@ static int refuse(const char *prog, const char *what, const struct want *w)
 
 int pl_mgmt_refuse_iface(const char *prog, const char *ifname)
 {
-	struct want w = { .ifname = ifname };
+	struct want w = { 0 };
+	char primary[IF_NAMESIZE];
 
-	if (ifname && default_route_under(&w))
-		return refuse(prog, ifname, &w);
-	return 0;
+	if (!ifname)
+		return 0;
+	w.ifindex = pl_ifname_resolve(ifname, primary, sizeof(primary));
+	if (w.ifindex <= 0)
+		return 0; /* none: nothing to take over (callers check names) */
+	return default_route_under(&w) ? refuse(prog, ifname, &w) : 0;
 }
 
 int pl_mgmt_refuse_pci(const char *prog, const char *pci)
@@ -160,25 +167,21 @@ int pl_mgmt_refuse_pci(const char *prog, const char *pci)
 	return default_route_under(&w) ? refuse(prog, what, &w) : 0;
 }
 
-/* Append one route attribute to a netlink request. */
-static void add_attr(struct nlmsghdr *nh, unsigned short type, const void *v,
-		     unsigned short len)
-{
-	struct rtattr *a =
-		(struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
-
-	a->rta_type = type;
-	a->rta_len = (unsigned short)RTA_LENGTH(len);
-	memcpy(RTA_DATA(a), v, len);
-	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(a->rta_len);
-}
+/* The routing table's answer for a destination: the entry, not the /32. */
+struct route {
+	int plen;		  /* prefix length of the entry */
+	unsigned char type;	  /* RTN_UNICAST, RTN_LOCAL, RTN_BROADCAST... */
+	int oif;		  /* the interface it leaves by, or 0 */
+	char gw[INET_ADDRSTRLEN]; /* its gateway, or "" */
+	char dev[IF_NAMESIZE];
+};
 
 /*
  * The routing table's own entry for dst (RTM_F_FIB_MATCH: the entry as
- * `ip route show` has it, not the resolved /32), out of oif when given:
- * its prefix length, *gw and *dev filled in; -errno when there is none.
+ * `ip route show` has it, not the resolved /32), out of oif when given,
+ * into *r; 0 or -errno when there is none.
  */
-static int fib_match(struct in_addr dst, unsigned oif, char *gw, char *dev)
+static int fib_match(struct in_addr dst, unsigned oif, struct route *r)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -196,51 +199,98 @@ static int fib_match(struct in_addr dst, unsigned oif, char *gw, char *dev)
 	} ans;
 	struct rtmsg *rt;
 	struct rtattr *a;
-	int fd, n, alen;
+	int err, alen;
 
-	add_attr(&req.nh, RTA_DST, &dst, sizeof(dst));
+	pl_nl_attr(&req.nh, RTA_DST, &dst, sizeof(dst));
 	if (oif)
-		add_attr(&req.nh, RTA_OIF, &oif, sizeof(oif));
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	n = send(fd, &req, req.nh.nlmsg_len, 0) < 0
-		    ? -errno
-		    : (int)recv(fd, &ans, sizeof(ans), 0);
-	close(fd);
-	if (n < 0)
-		return n == -1 ? -errno : n;
-	if (!NLMSG_OK(&ans.nh, (unsigned)n) || ans.nh.nlmsg_type == NLMSG_ERROR)
-		return ans.nh.nlmsg_type == NLMSG_ERROR
-			       ? ((struct nlmsgerr *)NLMSG_DATA(&ans.nh))->error
-			       : -EIO;
+		pl_nl_attr(&req.nh, RTA_OIF, &oif, sizeof(oif));
+	err = pl_nl_ask(&req.nh, &ans.nh, sizeof(ans));
+	if (err)
+		return err;
 	rt = NLMSG_DATA(&ans.nh);
-	if (rt->rtm_type != RTN_UNICAST)
-		return 32; /* local, broadcast, ...: not sent anywhere else */
+	*r = (struct route){ .plen = rt->rtm_dst_len, .type = rt->rtm_type };
 	alen = (int)RTM_PAYLOAD(&ans.nh);
 	for (a = RTM_RTA(rt); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
 		if (a->rta_type == RTA_GATEWAY)
-			inet_ntop(AF_INET, RTA_DATA(a), gw, INET_ADDRSTRLEN);
+			inet_ntop(AF_INET, RTA_DATA(a), r->gw, sizeof(r->gw));
 		else if (a->rta_type == RTA_OIF)
-			if_indextoname(*(unsigned *)RTA_DATA(a), dev);
-	return rt->rtm_dst_len;
+			r->oif = *(int *)RTA_DATA(a);
+	if (r->oif)
+		if_indextoname((unsigned)r->oif, r->dev);
+	return 0;
 }
 
-int pl_mgmt_refuse_routed(const char *prog, const char *dst, const char *oif)
+/*
+ * True when interface ifindex is a management interface or lies under
+ * one; w->found and w->mgmt then say which.
+ */
+static bool is_mgmt(int ifindex, struct want *w)
 {
-	char gw[INET_ADDRSTRLEN] = "", dev[IF_NAMESIZE] = "";
-	struct in_addr a;
-	unsigned idx = oif ? if_nametoindex(oif) : 0;
+	*w = (struct want){ .ifindex = ifindex };
+	return ifindex > 0 && default_route_under(w);
+}
 
-	if (inet_pton(AF_INET, dst, &a) != 1 || (oif && !idx) ||
-	    fib_match(a, idx, gw, dev) != 0)
-		return 0; /* not ours to judge: the send says what is wrong */
+/* A multicast or broadcast IPv4 address (host order). */
+static bool group_addr(uint32_t a)
+{
+	return (a >> 28) == 0xe || a == 0xffffffff;
+}
+
+/* Say why dst, whose frames leave by w->found, is refused; -EPERM. */
+static int refuse_lan(const char *prog, const char *dst, const struct want *w)
+{
+	bool under = strcmp(w->found, w->mgmt);
+
 	fprintf(stderr,
-		"%s: refusing --dst %s: it is reached through the default "
-		"route (%s%s%s%s), out of this network: the lab sends only to "
-		"a directly connected receiver (--allow-routed to send there "
-		"anyway)\n",
-		prog, dst, gw[0] ? "via " : "", gw, gw[0] ? " dev " : "dev ",
-		dev);
+		"%s: refusing --dst %s: it is on the management network: "
+		"the frames would leave by %s, %s%s%s this machine's default "
+		"route, where the hosts you reach it through are "
+		"(--allow-mgmt-lan to send there anyway)\n",
+		prog, dst, w->found, under ? "under " : "",
+		under ? w->mgmt : "which carries",
+		under ? ", which carries" : "");
 	return -EPERM;
+}
+
+int pl_mgmt_refuse_dst(const char *prog, const char *dst, const char *oif,
+		       unsigned allow)
+{
+	struct route r = { 0 };
+	struct in_addr a;
+	struct want w;
+	int idx = oif ? (int)if_nametoindex(oif) : 0;
+	bool group;
+
+	if (inet_pton(AF_INET, dst, &a) != 1 || (oif && !idx))
+		return 0; /* not ours to judge: the send says what is wrong */
+	if (fib_match(a, (unsigned)idx, &r))
+		r.type = RTN_UNREACHABLE;
+	group = group_addr(ntohl(a.s_addr)) || r.type == RTN_BROADCAST;
+	if (group && !(allow & PL_ALLOW_MULTICAST)) {
+		fprintf(stderr,
+			"%s: refusing --dst %s: a multicast or broadcast "
+			"address, which every host on the link receives "
+			"(--allow-multicast to send there anyway)\n",
+			prog, dst);
+		return -EPERM;
+	}
+	/* --tx packet: its frames leave by oif whatever the routes say. */
+	if (idx && !(allow & PL_ALLOW_MGMT_LAN) && is_mgmt(idx, &w))
+		return refuse_lan(prog, dst, &w);
+	if (!group && r.type == RTN_UNICAST && r.plen == 0) {
+		if (allow & PL_ALLOW_ROUTED)
+			return 0;
+		fprintf(stderr,
+			"%s: refusing --dst %s: it is reached through the "
+			"default route (%s%s%s%s), out of this network: the "
+			"lab sends only to a directly connected receiver "
+			"(--allow-routed to send there anyway)\n",
+			prog, dst, r.gw[0] ? "via " : "", r.gw,
+			r.gw[0] ? " dev " : "dev ", r.dev);
+		return -EPERM;
+	}
+	if (idx || (allow & PL_ALLOW_MGMT_LAN) || r.type == RTN_LOCAL ||
+	    !is_mgmt(r.oif, &w))
+		return 0;
+	return refuse_lan(prog, dst, &w);
 }

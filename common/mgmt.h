@@ -18,12 +18,23 @@
 int pl_mgmt_refuse_iface(const char *prog, const char *ifname);
 int pl_mgmt_refuse_pci(const char *prog, const char *pci);
 
+/* What pl_mgmt_refuse_dst() lets through when told (a bit set). */
+enum {
+	PL_ALLOW_ROUTED = 1 << 0,    /* through the default route */
+	PL_ALLOW_MGMT_LAN = 1 << 1,  /* out of a management interface */
+	PL_ALLOW_MULTICAST = 1 << 2, /* multicast and broadcast */
+};
+
 /*
- * Refuse to send to dst (IPv4, out of oif when given) when the routing
- * table reaches it through its default route (prefix length 0): traffic
- * there leaves this network. -EPERM after a one-line error naming prog,
- * else 0 (also when dst has no route at all: the send says so).
+ * Refuse to send to dst (IPv4; frames leave by oif when given, else
+ * where the routing table says) unless allow lets it: a multicast or
+ * broadcast address (every host on the link gets it); a destination the
+ * default route leads to (it leaves this network); one whose frames leave
+ * by a management interface, its gateway and its LAN included (the hosts
+ * you reach this machine through). -EPERM after a one-line error naming
+ * prog, else 0 (also when dst has no route at all: the send says so).
  */
-int pl_mgmt_refuse_routed(const char *prog, const char *dst, const char *oif);
+int pl_mgmt_refuse_dst(const char *prog, const char *dst, const char *oif,
+		       unsigned allow);
 
 #endif

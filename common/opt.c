@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "opt.h"
 #include "budget.h"
+#include "ifname.h"
+#include "out.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +23,50 @@ static int opt_error(const char *prog, const struct pl_opt *o, const char *v,
 {
 	fprintf(stderr, "%s: --%s: '%s' %s\n", prog, o->name, v, why);
 	return -EINVAL;
+}
+
+/* A rate or a clock above the table's limit, in its unit. */
+static int opt_max(const char *prog, const struct pl_opt *o, const char *v,
+		   const char *unit)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "is out of range (at most %" PRIu64 " %s)",
+		 o->max, unit);
+	return opt_error(prog, o, v, why);
+}
+
+/*
+ * An interface that exists here, checked as pl_ifname_check() says, stored
+ * by its own name (an alternative name typed resolves to it).
+ */
+static int opt_iface(const char *prog, const struct pl_opt *o, const char *v)
+{
+	/* Names of interfaces given by an alternative name, kept to exit. */
+	static char names[8][IF_NAMESIZE];
+	static unsigned used;
+	char primary[IF_NAMESIZE];
+	const char *why;
+	int idx;
+
+	if (pl_ifname_check(v, &why))
+		return opt_error(prog, o, v, why);
+	idx = pl_ifname_resolve(v, primary, sizeof(primary));
+	if (idx == -ENODEV)
+		return opt_error(prog, o, v,
+				 "is no interface in this network namespace");
+	if (idx < 0)
+		return opt_error(prog, o, v, strerror(-idx));
+	if (!strcmp(primary, v)) {
+		*(const char **)o->dst = v;
+		return 0;
+	}
+	if (used == sizeof(names) / sizeof(names[0]))
+		return opt_error(prog, o, v,
+				 "is one alternative name too many");
+	memcpy(names[used], primary, sizeof(primary));
+	*(const char **)o->dst = names[used++];
+	return 0;
 }
 
 /* Store one option's value; every kind is range-checked here. */
@@ -86,14 +133,30 @@ static int opt_store(const char *prog, const struct pl_opt *o, const char *v)
 		fputc('\n', stderr);
 		return -EINVAL;
 	case PL_OPT_RATE:
-		if (pl_parse_rate(v, (uint64_t *)o->dst) < 0)
+		if (pl_parse_rate(v, &u) < 0)
 			return opt_error(prog, o, v,
 					 "is not a rate (e.g. 10G, 25Gbit)");
+		if (o->max && u > o->max)
+			return opt_max(prog, o, v, "b/s");
+		*(uint64_t *)o->dst = u;
 		return 0;
+	case PL_OPT_OUT:
+		/* Refused now, not after the run it was to record. */
+		if (!*v || (i = pl_out_check(v)))
+			return opt_error(prog, o, v,
+					 *v ? pl_out_strerror(i)
+					    : "must not be empty");
+		*(const char **)o->dst = v;
+		return 0;
+	case PL_OPT_IFACE:
+		return opt_iface(prog, o, v);
 	case PL_OPT_HZ:
-		if (pl_parse_hz(v, (double *)o->dst) < 0)
+		if (pl_parse_hz(v, &d) < 0)
 			return opt_error(prog, o, v,
 					 "is not a clock (e.g. 3GHz, 2400MHz)");
+		if (o->max && d > (double)o->max)
+			return opt_max(prog, o, v, "Hz");
+		*(double *)o->dst = d;
 		return 0;
 	}
 	return -EINVAL;

@@ -20,6 +20,8 @@ enum pl_opt_kind {
 	PL_OPT_CHOICE, /* int index into choices[] */
 	PL_OPT_RATE,   /* uint64_t bits per second: "10G" */
 	PL_OPT_HZ,     /* double Hz: "3GHz" */
+	PL_OPT_OUT,    /* const char *: a file to write, checked now (out.h) */
+	PL_OPT_IFACE,  /* const char *: an interface here, by its name */
 };
 
 struct pl_opt {
@@ -28,7 +30,7 @@ struct pl_opt {
 	void *dst;
 	const char *arg; /* placeholder in usage, e.g. "N" */
 	const char *help;
-	uint64_t min, max;	    /* numeric kinds; max 0 = no limit */
+	uint64_t min, max; /* numeric kinds, rates, clocks; max 0 = no limit */
 	const char *const *choices; /* PL_OPT_CHOICE, NULL-terminated */
 };
 

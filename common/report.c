@@ -2,6 +2,7 @@
 #include "report.h"
 #include "budget.h"
 #include "clock.h"
+#include "out.h"
 
 #include <errno.h>
 #include <string.h>
@@ -15,6 +16,9 @@ struct figures {
 	int64_t unattributed;
 	struct pl_drop drops[PL_REPORT_MAX_DROPS + 3];
 	unsigned ndrops;
+	/* Frames not ours on to the kernel, and the link drops that were. */
+	uint64_t not_ours, not_ours_dropped;
+	const char *not_ours_source;
 	double duration_s, window_s, pps, gbps;
 	unsigned payload, frame;
 	double hz, busy_s, cyc_rx, cyc_sys;
@@ -28,7 +32,13 @@ struct figures {
 void pl_report_drop(struct pl_report *r, const char *name, uint64_t count)
 {
 	if (r->ndrops < PL_REPORT_MAX_DROPS)
-		r->drops[r->ndrops++] = (struct pl_drop){ name, count };
+		r->drops[r->ndrops++] = (struct pl_drop){ name, count, false };
+}
+
+void pl_report_link_drop(struct pl_report *r, const char *name, uint64_t count)
+{
+	if (r->ndrops < PL_REPORT_MAX_DROPS)
+		r->drops[r->ndrops++] = (struct pl_drop){ name, count, true };
 }
 
 /* Per packet, or 0 when nothing was received. */
@@ -37,11 +47,40 @@ static double per_pkt(double v, uint64_t n)
 	return n ? v / (double)n : 0;
 }
 
-/* Append a named loss counter to the figures. */
-static void add_drop(struct figures *f, const char *name, uint64_t n)
+/*
+ * Append a named loss counter to the figures. One that is the link's
+ * (link) counted the frames not ours that the kernel dropped too: those
+ * go to not_ours_dropped, as many as there were, and the rest is ours.
+ */
+static void add_drop(struct figures *f, const char *name, uint64_t n, bool link)
 {
-	f->drops[f->ndrops++] = (struct pl_drop){ name, n };
-	f->drops_total += n;
+	uint64_t theirs = 0;
+
+	if (link) {
+		theirs = f->not_ours - f->not_ours_dropped;
+		theirs = theirs < n ? theirs : n;
+		f->not_ours_dropped += theirs;
+	}
+	f->drops[f->ndrops++] = (struct pl_drop){ name, n - theirs, link };
+	f->drops_total += n - theirs;
+}
+
+/*
+ * The frames not ours that went on into the kernel: as the path counted
+ * them, else the link's frames that never reached IPv4 (ours all do).
+ */
+static void not_ours_figures(struct figures *f, const struct pl_report *r)
+{
+	if (r->not_ours_set) {
+		f->not_ours = r->not_ours_to_kernel;
+		f->not_ours_source =
+			r->not_ours_source ? r->not_ours_source : "path";
+		return;
+	}
+	f->not_ours = f->d.link_rx_packets > f->d.ip_in_receives
+			      ? f->d.link_rx_packets - f->d.ip_in_receives
+			      : 0;
+	f->not_ours_source = "link_rx_packets_minus_ip_in_receives";
 }
 
 /* Who sent how many: the end marker when every flow sent one. */
@@ -70,14 +109,17 @@ static void drop_figures(struct figures *f, const struct pl_report *r)
 {
 	unsigned i;
 
+	not_ours_figures(f, r);
 	if (r->loss_points & PL_LOSS_LINK)
-		add_drop(f, "rx_link_dropped", f->d.link_rx_dropped);
+		add_drop(f, "rx_link_dropped", f->d.link_rx_dropped, true);
 	if (r->loss_points & PL_LOSS_BACKLOG)
-		add_drop(f, "rx_backlog_dropped", f->d.softnet_dropped);
+		add_drop(f, "rx_backlog_dropped", f->d.softnet_dropped, false);
 	if (r->loss_points & PL_LOSS_SOCKET)
-		add_drop(f, "rx_udp_rcvbuf_errors", f->d.udp_rcvbuf_errors);
+		add_drop(f, "rx_udp_rcvbuf_errors", f->d.udp_rcvbuf_errors,
+			 false);
 	for (i = 0; i < r->ndrops; i++)
-		add_drop(f, r->drops[i].name, r->drops[i].count);
+		add_drop(f, r->drops[i].name, r->drops[i].count,
+			 r->drops[i].link);
 	/*
 	 * The loss counters also count the end markers lost before the first
 	 * one seen, where lost counts data only.
@@ -216,6 +258,11 @@ static void json_counts(struct pl_json *j, const struct pl_report *r,
 		pl_json_u64(j, f->drops[i].name, f->drops[i].count);
 	pl_json_end(j);
 	pl_json_i64(j, "unattributed", f->unattributed);
+	pl_json_obj(j, "not_ours");
+	pl_json_u64(j, "to_kernel", f->not_ours);
+	pl_json_str(j, "to_kernel_source", f->not_ours_source);
+	pl_json_u64(j, "link_dropped", f->not_ours_dropped);
+	pl_json_end(j);
 	pl_json_dbl(j, "duration_s", f->duration_s);
 	pl_json_dbl(j, "window_s", f->window_s);
 	pl_json_dbl(j, "pps", f->pps);
@@ -405,6 +452,7 @@ static void json_kernel(struct pl_json *j, const struct figures *f)
 	pl_json_u64(j, "kernel_ip_in_hdr_errors", d->ip_in_hdr_errors);
 	pl_json_u64(j, "kernel_ip_in_truncated_pkts", d->ip_in_truncated_pkts);
 	pl_json_u64(j, "kernel_ip_reasm_reqds", d->ip_reasm_reqds);
+	pl_json_u64(j, "kernel_ip_in_unknown_protos", d->ip_in_unknown_protos);
 	pl_json_u64(j, "kernel_net_rx_softirqs", d->net_rx_softirqs);
 	pl_json_u64(j, "kernel_interrupts", d->interrupts);
 	pl_json_u64(j, "link_rx_errors", d->link_rx_errors);
@@ -474,19 +522,16 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 
 int pl_report_write(const char *path, const struct pl_report *r)
 {
-	FILE *f;
+	struct pl_out o;
+	int err = pl_out_open(&o, path);
 
-	if (!strcmp(path, "-")) {
-		pl_report_json(stdout, r);
-		return 0;
+	if (!err) {
+		pl_report_json(o.f, r);
+		err = pl_out_close(&o);
 	}
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	pl_report_json(f, r);
-	if (fclose(f))
-		return -errno;
-	return 0;
+	if (err)
+		pl_out_error(r->tool, "--json", path, err);
+	return err;
 }
 
 /* Nanoseconds as microseconds with two decimals. */
@@ -535,6 +580,13 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		fprintf(out, " %s %llu", f.drops[i].name,
 			(unsigned long long)f.drops[i].count);
 	fprintf(out, "  unattributed %lld\n", (long long)f.unattributed);
+	if (f.not_ours)
+		fprintf(out,
+			"  not ours  %llu frames on to the kernel (%s), %llu "
+			"of "
+			"them dropped at the link: not in the loss\n",
+			(unsigned long long)f.not_ours, f.not_ours_source,
+			(unsigned long long)f.not_ours_dropped);
 	fprintf(out, "  rate      %.1f kpps  %.3f Gbit/s over %.3f s\n",
 		f.pps / 1e3, f.gbps, f.duration_s);
 	for (i = 0; i < r->nqueues; i++)

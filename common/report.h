@@ -29,6 +29,7 @@ enum {
 struct pl_drop {
 	const char *name;
 	uint64_t count;
+	bool link; /* the link's rx_dropped, or part of it: not ours too */
 };
 
 /* One receive queue of a run on many queues. */
@@ -77,6 +78,19 @@ struct pl_report {
 	 */
 	const char *received_source;
 	uint64_t received_count, sent_count;
+	/*
+	 * Frames that were not the generator's and went on into the kernel's
+	 * stack, where one dropped for want of a protocol (a garbage
+	 * EtherType, QinQ) counts in the link's rx_dropped as a datagram of
+	 * ours would: the link's loss counters are ours only past them. A
+	 * path whose frames do not all reach the stack says how many
+	 * (not_ours_set: the XDP program's passes, 0 for DPDK's af_xdp);
+	 * otherwise they are the link's frames that never reached IPv4
+	 * (rx_packets - Ip InReceives).
+	 */
+	bool not_ours_set;
+	uint64_t not_ours_to_kernel;
+	const char *not_ours_source;
 	const struct pl_sysctr *before, *after;
 	/* Writes the path's nested object (named after the path), or NULL. */
 	void (*extra_json)(struct pl_json *j, void *arg);
@@ -96,13 +110,24 @@ struct pl_report {
 /* Add one of the path's own loss counters to the report. */
 void pl_report_drop(struct pl_report *r, const char *name, uint64_t count);
 
+/*
+ * Add a loss counter that is the link's rx_dropped (or what is left of it
+ * once the path's own counters are taken off): it counts frames that were
+ * not ours as well, which the report keeps out of the loss (not_ours).
+ */
+void pl_report_link_drop(struct pl_report *r, const char *name, uint64_t count);
+
 /* Write the run as one JSON object. */
 void pl_report_json(FILE *f, const struct pl_report *r);
 
 /* Write the run as a readable table. */
 void pl_report_table(FILE *f, const struct pl_report *r);
 
-/* Write the JSON to path ("-" = stdout); 0 or -errno. */
+/*
+ * Write the JSON to path ("-" = stdout) as common/out.h writes a file: all
+ * of it or nothing, never through a link; 0 or -errno after a one-line
+ * error that names the file.
+ */
 int pl_report_write(const char *path, const struct pl_report *r);
 
 /*

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "run.h"
 #include "clock.h"
+#include "out.h"
 #include "wire.h"
 
 #include <errno.h>
@@ -218,10 +219,8 @@ int pl_pin_cpu(unsigned cpu)
 
 int pl_run_ready(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct pl_out o;
+	int err = pl_out_open(&o, path);
 
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return err ? err : pl_out_close(&o);
 }

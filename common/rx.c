@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "link.h"
 #include "napi.h"
+#include "out.h"
 #include "report.h"
 #include "trace.h"
 
@@ -47,8 +48,8 @@ int pl_rx_trace_open(const char *prog, const struct pl_rx_opts *o,
 		return 0;
 	err = pl_trace_open(t, o->trace, unit_name, o->trace_file);
 	if (err)
-		fprintf(stderr, "%s: --trace-file %s: %s\n", prog,
-			o->trace_file, strerror(-err));
+		pl_out_error(prog, "--trace-file", o->trace_file, err);
+	t->prog = prog;
 	return err;
 }
 
@@ -234,8 +235,10 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	int err;
 
 	/* A stop before ready (a signal in setup): an empty run, reported. */
-	if (o->ready && (err = pl_run_ready(o->ready)) && !run->stop)
+	if (o->ready && (err = pl_run_ready(o->ready)) && !run->stop) {
+		pl_out_error(run->prog, "--ready", o->ready, err);
 		return err;
+	}
 	if (!w->open)
 		pl_sysctr_read(w->before, w->ifname);
 	else if ((err = w->open(w->arg)))
@@ -283,11 +286,10 @@ const char *pl_rx_env(const struct pl_rx_opts *o, const char *none, char *buf,
 int pl_rx_end(const struct pl_run *run, struct pl_rx_stats *stats, int err)
 {
 	pl_stats_free(stats);
-	if (err) {
+	/* An output file that failed said so, naming itself. */
+	if (err && !pl_out_failed())
 		fprintf(stderr, "%s: %s\n", run->prog, strerror(-err));
-		return PL_EXIT_FAIL;
-	}
-	return PL_EXIT_OK;
+	return err || pl_out_failed() ? PL_EXIT_FAIL : PL_EXIT_OK;
 }
 
 void pl_rx_report_queues(const struct pl_rx_opts *o,

@@ -69,9 +69,9 @@ extern const char *const pl_workloads[];
 	  "label of the run", 0, 0, pl_workloads },			\
 	{ "env", PL_OPT_STR, &(o)->env, "LABEL",			\
 	  "label of the environment (" env_from ")" },			\
-	{ "json", PL_OPT_STR, &(o)->json, "FILE",			\
+	{ "json", PL_OPT_OUT, &(o)->json, "FILE",			\
 	  "write the run's JSON to FILE (- = stdout)" },		\
-	{ "ready", PL_OPT_STR, &(o)->ready, "FILE",			\
+	{ "ready", PL_OPT_OUT, &(o)->ready, "FILE",			\
 	  "create FILE once ready to receive" },			\
 	{ "quiet", PL_OPT_FLAG, &(o)->quiet, NULL,			\
 	  "no progress lines and no table" },				\
@@ -112,7 +112,7 @@ extern const char *const pl_workloads[];
 #define PL_RX_OPT_TRACE(o, unit)					\
 	{ "trace", PL_OPT_U32, &(o)->trace, "N",			\
 	  "step through the first N " unit "s", 1, 100000 },		\
-	{ "trace-file", PL_OPT_STR, &(o)->trace_file, "FILE",		\
+	{ "trace-file", PL_OPT_OUT, &(o)->trace_file, "FILE",		\
 	  "write the trace to FILE (stderr)" }
 
 /* clang-format on */

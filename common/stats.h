@@ -116,15 +116,25 @@ static inline void pl_stats_turn(struct pl_rx_stats *s)
 	s->turn_frames = frames;
 }
 
+/*
+ * Account n frames refused as r (bad) or passed over (other): by the
+ * parser, one at a time, or by a counter elsewhere (an XDP program's).
+ */
+static inline void pl_stats_reject_n(struct pl_rx_stats *s, enum pl_reason r,
+				     uint64_t n)
+{
+	if (pl_reason_is_bad(r)) {
+		s->bad[r] += n;
+		s->bad_total += n;
+	} else {
+		s->other += n;
+	}
+}
+
 /* Account a frame the parser refused (bad) or passed over (other). */
 static inline void pl_stats_reject(struct pl_rx_stats *s, enum pl_reason r)
 {
-	if (pl_reason_is_bad(r)) {
-		s->bad[r]++;
-		s->bad_total++;
-	} else {
-		s->other++;
-	}
+	pl_stats_reject_n(s, r, 1);
 }
 
 /* Account the split of one packet's latency at the kernel's RX stamp. */

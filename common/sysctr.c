@@ -302,6 +302,8 @@ static void read_snmp(struct rbuf *b, struct pl_sysctr *c)
 		c->ip_in_addr_errors = pl_snmp_field(t, "Ip", "InAddrErrors");
 		c->ip_in_discards = pl_snmp_field(t, "Ip", "InDiscards");
 		c->ip_reasm_reqds = pl_snmp_field(t, "Ip", "ReasmReqds");
+		c->ip_in_unknown_protos =
+			pl_snmp_field(t, "Ip", "InUnknownProtos");
 	}
 	if (rbuf_read(b, "/proc/net/netstat") >= 0)
 		c->ip_in_truncated_pkts =
@@ -498,6 +500,7 @@ void pl_sysctr_delta(const struct pl_sysctr *before,
 	SUB(udp_in_csum_errors), SUB(udp_out_datagrams);
 	SUB(ip_in_receives), SUB(ip_in_hdr_errors), SUB(ip_in_addr_errors);
 	SUB(ip_in_truncated_pkts), SUB(ip_in_discards), SUB(ip_reasm_reqds);
+	SUB(ip_in_unknown_protos);
 	SUB(link_rx_packets), SUB(link_rx_bytes), SUB(link_rx_dropped);
 	SUB(link_rx_errors), SUB(link_tx_packets), SUB(link_tx_dropped);
 	DIFF(self_user_s), DIFF(self_sys_s);

@@ -40,7 +40,8 @@ struct pl_sysctr {
 		udp_rcvbuf_errors, udp_sndbuf_errors, udp_in_csum_errors,
 		udp_out_datagrams;
 	uint64_t ip_in_receives, ip_in_hdr_errors, ip_in_addr_errors,
-		ip_in_truncated_pkts, ip_in_discards, ip_reasm_reqds;
+		ip_in_truncated_pkts, ip_in_discards, ip_reasm_reqds,
+		ip_in_unknown_protos;
 
 	/* /sys/class/net/IF/statistics of the named interface, if any */
 	bool have_link;

@@ -15,6 +15,8 @@ static const char *const what_names[] = { "step", "syscall", "copy",
 int pl_trace_open(struct pl_trace *t, unsigned units, const char *unit_name,
 		  const char *file)
 {
+	int err;
+
 	memset(t, 0, sizeof(*t));
 	t->ev = calloc(TRACE_CAP, sizeof(*t->ev));
 	if (!t->ev)
@@ -24,11 +26,13 @@ int pl_trace_open(struct pl_trace *t, unsigned units, const char *unit_name,
 	t->unit_name = unit_name ? unit_name : "pkt";
 	t->out = stderr;
 	if (file) {
-		t->out = fopen(file, "w");
-		if (!t->out) {
+		err = pl_out_open(&t->file, file);
+		if (err) {
 			free(t->ev);
-			return -errno;
+			t->ev = NULL;
+			return err;
 		}
+		t->out = t->file.f;
 		t->own_out = true;
 	}
 	fprintf(t->out,
@@ -111,13 +115,16 @@ void pl_trace_flush(struct pl_trace *t)
 
 void pl_trace_close(struct pl_trace *t)
 {
+	int err;
+
 	if (!t->ev)
 		return;
 	pl_trace_flush(t);
 	fprintf(t->out, "# trace: %llu events\n",
 		(unsigned long long)t->printed);
-	if (t->own_out)
-		fclose(t->out);
+	if (t->own_out && (err = pl_out_close(&t->file)))
+		pl_out_error(t->prog ? t->prog : "pathlab", "--trace-file",
+			     t->file.path, err);
 	free(t->ev);
 	t->ev = NULL;
 }

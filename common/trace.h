@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "out.h"
+
 enum pl_where { PL_AT_NIC, PL_AT_KERNEL, PL_AT_USER, PL_AT_GPU };
 
 enum pl_what {
@@ -52,6 +54,8 @@ struct pl_trace {
 	uint64_t printed;
 	FILE *out;
 	bool own_out;
+	struct pl_out file; /* --trace-file, when own_out */
+	const char *prog;   /* who writes it, for an error */
 };
 
 /*
@@ -78,7 +82,11 @@ void pl_trace_rec_at(struct pl_trace *t, uint64_t ns, uint32_t unit,
 /* Print what is buffered and empty the buffer. */
 void pl_trace_flush(struct pl_trace *t);
 
-/* Flush, print the legend line and release everything. */
+/*
+ * Flush, print the legend line and release everything; a --trace-file
+ * that could not be written in full says so (pl_out_error()), which fails
+ * the run.
+ */
 void pl_trace_close(struct pl_trace *t);
 
 #endif

@@ -7,6 +7,8 @@
  * the device is not the one this machine is reached through.
  */
 #include "rx_dpdk.h"
+#include "eal_guard.h"
+#include "ifname.h"
 #include "mgmt.h"
 
 #include <dirent.h>
@@ -299,60 +301,54 @@ int eal_check_pci(const char *pci)
 	return 0;
 }
 
-/*
- * The value of EAL option opt in argv[*i] ("-a X", "-aX", "--allow=X"),
- * stepping *i over it; NULL when argv[*i] is another option.
- */
-static const char *eal_value(char *const *argv, int argc, int *i,
-			     const char *opt)
+/* The management check of one item of the EAL arguments (eal_walk()). */
+static int check_item(void *ctx, enum eal_item kind, const char *value,
+		      const char *arg)
 {
-	size_t n = strlen(opt);
+	static const char prog[] = "pathlab-rx-dpdk";
+	struct eal_args *e = ctx;
+	char primary[64];
+	const char *why;
+	int idx;
 
-	if (strncmp(argv[*i], opt, n))
-		return NULL;
-	if (!argv[*i][n])
-		return *i + 1 < argc ? argv[++*i] : NULL;
-	if (opt[1] == '-' && argv[*i][n] != '=')
-		return NULL; /* --allowed is not --allow */
-	return argv[*i] + n + (argv[*i][n] == '=');
-}
-
-/* Each "...iface=IF" key of a --vdev's devargs ("net_pcap0,rx_iface=IF"). */
-static int check_vdev(const char *vdev)
-{
-	char buf[256], *kv, *save = NULL, *eq;
-	int err = 0;
-
-	snprintf(buf, sizeof(buf), "%s", vdev);
-	for (kv = strtok_r(buf, ",", &save); kv && !err;
-	     kv = strtok_r(NULL, ",", &save))
-		if ((eq = strchr(kv, '=')) && eq - kv >= 5 &&
-		    !strncmp(eq - 5, "iface", 5))
-			err = pl_mgmt_refuse_iface("pathlab-rx-dpdk", eq + 1);
-	return err;
-}
-
-int eal_check_mgmt(const struct eal_args *e, const struct cfg *c)
-{
-	static const char *const allow[] = { "-a", "--allow", "-w",
-					     "--pci-whitelist", NULL };
-	char pci[64];
-	const char *v;
-	int i, k, err = pl_mgmt_refuse_iface("pathlab-rx-dpdk", c->rx.iface);
-
-	for (i = 1; i < e->argc && !err; i++) {
-		for (k = 0, v = NULL; allow[k] && !v; k++)
-			v = eal_value(e->argv, e->argc, &i, allow[k]);
-		if (v) {
-			/* "ADDR,devargs": the address alone */
-			snprintf(pci, sizeof(pci), "%.*s", (int)strcspn(v, ","),
-				 v);
-			err = pl_mgmt_refuse_pci("pathlab-rx-dpdk", pci);
-		} else if ((v = eal_value(e->argv, e->argc, &i, "--vdev"))) {
-			err = check_vdev(v);
-		}
+	switch (kind) {
+	case EAL_PCI:
+		return pl_mgmt_refuse_pci(prog, value);
+	case EAL_PCI_BLOCKED:
+		return 0;
+	case EAL_FILE_PREFIX:
+		snprintf(e->prefix, sizeof(e->prefix), "%s", value);
+		return 0;
+	case EAL_IFACE:
+	case EAL_IFACE_NEW:
+		break;
 	}
-	return err;
+	if (pl_ifname_check(value, &why)) {
+		fprintf(stderr, "%s: refusing EAL argument '%s': '%s' %s\n",
+			prog, arg, value, why);
+		return -EINVAL;
+	}
+	idx = pl_ifname_resolve(value, primary, sizeof(primary));
+	if (idx == -ENODEV && kind == EAL_IFACE_NEW)
+		return 0; /* a tap to be made: nothing there to take over */
+	if (idx < 0) {
+		fprintf(stderr,
+			"%s: refusing EAL argument '%s': '%s' is no interface "
+			"in this network namespace\n",
+			prog, arg, value);
+		return -EINVAL;
+	}
+	return pl_mgmt_refuse_iface(prog, value);
+}
+
+int eal_check_mgmt(struct eal_args *e, const struct cfg *c)
+{
+	int err = pl_mgmt_refuse_iface("pathlab-rx-dpdk", c->rx.iface);
+
+	/* The vector rte_eal_init() gets: built from --iface or given. */
+	return err ? err
+		   : eal_walk("pathlab-rx-dpdk", e->argc, e->argv, check_item,
+			      e);
 }
 
 /* Where EAL keeps its runtime directories for this user. */
@@ -379,19 +375,6 @@ static void remove_dir(const char *path)
 			unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 	rmdir(path);
-}
-
-void eal_args_prefix(struct eal_args *e)
-{
-	const char *v = "rte";
-	int i;
-
-	for (i = 1; i < e->argc; i++)
-		if (!strcmp(e->argv[i], "--file-prefix") && i + 1 < e->argc)
-			v = e->argv[i + 1];
-		else if (!strncmp(e->argv[i], "--file-prefix=", 14))
-			v = e->argv[i] + 14;
-	snprintf(e->prefix, sizeof(e->prefix), "%s", v);
 }
 
 static const struct eal_args *exit_eal;

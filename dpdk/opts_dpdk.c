@@ -56,7 +56,7 @@ static bool check_cfg(const struct cfg *c)
 int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 {
 	const struct pl_opt opts[] = {
-		{ "iface", PL_OPT_STR, &c->rx.iface, "IF",
+		{ "iface", PL_OPT_IFACE, &c->rx.iface, "IF",
 		  "lab: build the EAL arguments for a vdev on IF" },
 		{ "vdev-kind", PL_OPT_CHOICE, &c->vdev, "KIND",
 		  "virtual device on IF", 0, 0, vdevs },
@@ -109,15 +109,17 @@ int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 				"before --\n");
 		return PL_EXIT_USAGE;
 	}
-	if ((c->pci && eal_check_pci(c->pci)) || eal_check_mgmt(e, c))
-		return PL_EXIT_USAGE;
-	if (e->argc <= 1 && eal_check_queues(c))
+	if (c->pci && eal_check_pci(c->pci))
 		return PL_EXIT_USAGE;
 	if (gpu_dpdk_pick(c))
 		return PL_EXIT_USAGE;
-	if (e->argc > 1)
-		eal_args_prefix(e);
-	else if (eal_args_build(e, c, vdevs))
+	if (e->argc <= 1 &&
+	    (eal_check_queues(c) || eal_args_build(e, c, vdevs)))
+		return PL_EXIT_USAGE;
+	if (!e->built)
+		snprintf(e->prefix, sizeof(e->prefix), "rte");
+	/* Checked as DPDK will read it, after it is built (a GPU too). */
+	if (eal_check_mgmt(e, c))
 		return PL_EXIT_USAGE;
 	if (e->note)
 		fprintf(stderr, "pathlab-rx-dpdk: %s\n", e->note);

@@ -160,10 +160,13 @@ static void dpdk_report_path(struct pl_report *r, const struct dpdk_rx *rx,
 				 "skb (NoPorts grows)";
 		r->loss_points = PL_LOSS_LINK | PL_LOSS_BACKLOG;
 	} else if (!strcmp(p->driver, "net_af_xdp")) {
-		pl_report_drop(r, "rx_link_dropped_not_imissed",
-			       link_dropped > p->imissed
-				       ? link_dropped - p->imissed
-				       : 0);
+		pl_report_link_drop(r, "rx_link_dropped_not_imissed",
+				    link_dropped > p->imissed
+					    ? link_dropped - p->imissed
+					    : 0);
+		/* Its XDP program takes every frame: none goes on. */
+		r->not_ours_set = true;
+		r->not_ours_source = "af_xdp_takes_all";
 		r->copies_per_packet = 1;
 		r->copies_note = "AF_XDP copy mode: kernel to the UMEM, "
 				 "which is the mbuf pool (veth may copy the "

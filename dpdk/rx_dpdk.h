@@ -89,16 +89,16 @@ int eal_check_pci(const char *pci);
 
 /*
  * Refuse the management interface (common/mgmt.h) wherever the command line
- * names a device: --iface, and the raw EAL arguments' -a/--allow and
- * --vdev=...,iface=IF. 0 or -EPERM after a one-line error.
+ * names a device: --iface, and every device of the EAL argument vector as
+ * DPDK will read it (eal_guard.h: -a, -b, --vdev and their abbreviations,
+ * every interface key of a vdev); note its --file-prefix in e->prefix.
+ * Run on the vector rte_eal_init() gets, built or given. 0, or -EPERM or
+ * -EINVAL after a one-line error.
  */
-int eal_check_mgmt(const struct eal_args *e, const struct cfg *c);
+int eal_check_mgmt(struct eal_args *e, const struct cfg *c);
 
 /* Remove runtime and hugepage files left by receivers that were killed. */
 void eal_sweep_stale(void);
-
-/* Note the --file-prefix of EAL arguments the user gave. */
-void eal_args_prefix(struct eal_args *e);
 
 /* At exit, remove the runtime directory of the prefix in use. */
 void eal_remove_runtime_at_exit(const struct eal_args *e);

@@ -68,7 +68,7 @@ int socket_options(int argc, char **argv, struct cfg *c)
 		{ "hw-stamps", PL_OPT_FLAG, &c->hw_stamps, NULL,
 		  "the NIC's hardware RX stamps instead (SIOCSHWTSTAMP on "
 		  "--iface, put back at exit); none on veth" },
-		{ "iface", PL_OPT_STR, &c->rx.iface, "IF",
+		{ "iface", PL_OPT_IFACE, &c->rx.iface, "IF",
 		  "receiving interface, for its counters and env label" },
 		PL_RX_OPT_TRACE(&c->rx, "datagram"),
 		{ "gpu", PL_OPT_CHOICE, &c->gpu, "KIND",

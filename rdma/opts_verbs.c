@@ -64,7 +64,7 @@ int verbs_options(int argc, char **argv, struct rx_cfg *c)
 		  VERBS_MAX_DEPTH },
 		{ "batch", PL_OPT_U32, &c->v.batch, "N",
 		  "completions per ibv_poll_cq (64)", 1, VERBS_MAX_BATCH },
-		{ "iface", PL_OPT_STR, &c->rx.iface, "IF",
+		{ "iface", PL_OPT_IFACE, &c->rx.iface, "IF",
 		  "link for the counters (the GID's network device)" },
 		{ "gpu", PL_OPT_CHOICE, &c->gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda; the ring "

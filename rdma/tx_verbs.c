@@ -525,7 +525,7 @@ int main(int argc, char **argv)
 		  1, TX_MAX_FLOWS },
 		PL_RTT_OPTS(&c.pingpong, &c.warmup, &c.reply_timeout_ms, ""),
 		{ "cpu", PL_OPT_U32, &c.cpu, "N", "pin to this CPU", 0, 4095 },
-		{ "json", PL_OPT_STR, &c.json, "FILE",
+		{ "json", PL_OPT_OUT, &c.json, "FILE",
 		  "write the JSON summary to FILE (- = stdout)" },
 		{ "quiet", PL_OPT_FLAG, &c.quiet, NULL, "no summary line" },
 		{ 0 }

@@ -5,6 +5,7 @@
  */
 #include "json.h"
 #include "opt.h"
+#include "out.h"
 #include "verbs_tx.h"
 
 #include <arpa/inet.h>
@@ -147,7 +148,8 @@ static void write_json(FILE *f, const struct verbs_tx *tx)
 int tx_verbs_report(const struct verbs_tx *tx)
 {
 	const struct tx_cfg *c = tx->cfg;
-	FILE *f;
+	struct pl_out o;
+	int err;
 
 	if (!c->quiet)
 		fprintf(stderr,
@@ -168,13 +170,12 @@ int tx_verbs_report(const struct verbs_tx *tx)
 		pl_rtt_print(stderr, "pathlab-tx-verbs", tx->rtt);
 	if (!c->json)
 		return 0;
-	f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
-	if (!f) {
-		perror(c->json);
-		return -errno;
+	err = pl_out_open(&o, c->json);
+	if (!err) {
+		write_json(o.f, tx);
+		err = pl_out_close(&o);
 	}
-	write_json(f, tx);
-	if (f != stdout && fclose(f))
-		return -errno;
-	return 0;
+	if (err)
+		pl_out_error("pathlab-tx-verbs", "--json", c->json, err);
+	return err;
 }

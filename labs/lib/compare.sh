@@ -277,45 +277,42 @@ cmp_assemble() {
 		"${runs[@]}" >"$CMP_OUT/results.json"
 }
 
-# Print the paths under DIR (3 levels: OUT/raw/FILE), NUL-separated.
-cmp_tree() {
-	find "$1" -maxdepth 3 -print0 2>/dev/null
-}
-
 # Pick the output directory; link results/latest when it is the default.
-# Note what is there already (CMP_OLD) and the first folder this makes
-# (CMP_TOP): cmp_chown gives away only what compare created.
+# Open the folder it hangs from (CMP_ANCHOR, a descriptor kept until the
+# end: OUT itself when it exists, else the parent of the first folder this
+# makes, CMP_TOP) and note what is there already (CMP_OLD, relative to
+# it): cmp_chown gives away only what compare created, through that
+# descriptor, whatever is renamed or linked in its place meanwhile.
 cmp_outdir() {
-	local stamp d f
+	local stamp d
 	if [ -z "$CMP_OUT" ]; then
 		stamp=$(date +%Y%m%d-%H%M%S)
 		CMP_OUT=$PATHLAB_ROOT/results/$stamp
 	fi
 	CMP_OUT=$(realpath -m -- "$CMP_OUT") || return 1
-	d=$CMP_OUT CMP_TOP=$CMP_OUT
+	d=$CMP_OUT CMP_TOP=.
 	while [ ! -e "$d" ] && [ ! -L "$d" ]; do
-		CMP_TOP=$d
+		CMP_TOP=${d##*/}
 		d=$(dirname -- "$d")
 	done
-	declare -gA CMP_OLD=()
-	while IFS= read -r -d '' f; do
-		CMP_OLD[$f]=1
-	done < <(cmp_tree "$CMP_TOP")
+	[ -n "${CMP_ANCHOR:-}" ] && exec {CMP_ANCHOR}<&-
+	exec {CMP_ANCHOR}<"$d" || return 1
+	CMP_ANCHOR_DIR=/proc/$BASHPID/fd/$CMP_ANCHOR
+	CMP_OLD=$(cd "$CMP_ANCHOR_DIR" && find . -mindepth 1 \
+		-maxdepth 3 -printf '%P\0' 2>/dev/null | base64 -w0)
 	mkdir -p "$CMP_OUT/raw" || return 1
 	[ -z "${stamp:-}" ] || ln -sfn "$stamp" "$PATHLAB_ROOT/results/latest"
 }
 
 # Give the results to the user who ran us through sudo: what compare
-# created, never a folder that was there before (--out /etc).
+# created, never a folder that was there before (--out /etc), walked from
+# the descriptor cmp_outdir opened (labs/lib/giveaway.py), never by path.
 cmp_chown() {
-	local f
 	[ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID}" != 0 ] || return 0
-	# A new folder holds only new things: all of it (links not followed).
-	while IFS= read -r -d '' f; do
-		[ -n "${CMP_OLD[$f]:-}" ] ||
-			chown -R -h "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$f" 2>/dev/null
-	done < <(cmp_tree "$CMP_TOP")
-	return 0
+	base64 -d <<<"$CMP_OLD" | python3 \
+		"$(dirname -- "${BASH_SOURCE[0]}")/giveaway.py" \
+		"$CMP_ANCHOR_DIR" "$CMP_TOP" "$SUDO_UID" \
+		"${SUDO_GID:-$SUDO_UID}"
 }
 
 # Print the number of runs: (path, mode) rows x sizes x workloads, and

@@ -17,7 +17,7 @@ PL_PACKAGES=(
 	libibverbs-dev librdmacm-dev ibverbs-providers ibverbs-utils
 	rdmacm-utils perftest
 	busybox-static qemu-system-x86
-	util-linux procps
+	util-linux procps python3
 )
 
 # Commands the driver itself cannot do without (checked on other systems).

@@ -248,13 +248,12 @@ def refresh(run_dir):
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(["bash", os.path.join(lib, "plots.sh"), "figure",
                             RESULTS, tmp], check=True)
+            # Sandboxed, as root too (labs/lib/chromium.sh).
             subprocess.run(
-                ["timeout", "90", chrome, "--headless", "--no-sandbox",
-                 "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--user-data-dir=" + os.path.join(tmp, "profile"),
+                ["bash", os.path.join(lib, "chromium.sh"), "run",
+                 "file://" + tmp + "/index.html#path=dpdk&step=7&gpu=1",
                  "--virtual-time-budget=5000", "--window-size=1280,800",
-                 "--screenshot=" + os.path.join(img, "figure.png"),
-                 "file://" + tmp + "/index.html#path=dpdk&step=7&gpu=1"],
+                 "--screenshot=" + os.path.join(img, "figure.png")],
                 check=True, capture_output=True)
     else:
         print("docs: no chromium: docs/img/figure.png left as it was")

@@ -7,8 +7,8 @@
 # gpudirect/ and tests/unit/'s meson.build files (a unit test builds
 # this way too, so a list that falls behind fails there).
 
-GCC_SRC_COMMON=(budget clock hist json link mgmt nicclock napi opt report run
-	rtt rx stats sysctr trace wire)
+GCC_SRC_COMMON=(budget clock hist ifname json link mgmt nicclock napi opt out
+	report run rtt rx stats sysctr trace wire)
 GCC_SRC_GPU=(gpu gpu_consume gpu_sim gpu_report gpu_pci)
 GCC_SRC_SOCKET=(rx_socket report_socket reflect_socket hwstamp_socket
 	trace_socket gpu_socket opts_socket)

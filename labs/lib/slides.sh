@@ -10,7 +10,8 @@
 # (slides/results/default.json) unless --results names another or --fresh
 # runs `pathlab compare --quick` first. Plots beside that file (rate.svg,
 # latency.svg, cpu.svg) are used; missing ones are drawn with
-# labs/lib/plots.sh when gnuplot is there. The interactive figure
+# labs/lib/plots.sh when gnuplot is there. Chromium prints the PDFs with
+# its sandbox on (labs/lib/chromium.sh). The interactive figure
 # (slides/figure/) is copied into DIR/figure with the same results.
 # Code comes from the sources through their 8< markers (slides/tools/
 # pathlab.lua); a marker that disappeared fails the build.
@@ -20,10 +21,15 @@
 # Status: 0 built, 1 failed, 2 usage, 77 pandoc or jq missing.
 
 SLIDES_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=chromium.sh
+. "$SLIDES_LIB/chromium.sh"
 SLIDES_ROOT=$(cd "$SLIDES_LIB/../.." && pwd)
 SLIDES_SRC=$SLIDES_ROOT/slides
 SLIDES_TOOLS=$SLIDES_SRC/tools
 SLIDES_DEFAULT=$SLIDES_SRC/results/default.json
+# Markdown made from a results file: no raw HTML (pathlab.lua reads its
+# tables the same way).
+SLIDES_DATA_MD=markdown-raw_html-raw_attribute-raw_tex-native_divs-native_spans
 # The plots a results directory may have, as plots.sh names them.
 SLIDES_PLOTS=(rate latency cpu)
 
@@ -48,33 +54,6 @@ slides__say() {
 
 slides__warn() {
 	echo "pathlab: slides: $*" >&2
-}
-
-# Print the headless Chromium binary, or nothing.
-slides_chromium() {
-	local c
-	for c in chromium chromium-browser google-chrome; do
-		if command -v "$c" >/dev/null 2>&1; then
-			command -v "$c"
-			return 0
-		fi
-	done
-	return 1
-}
-
-# Run headless Chromium with the flags every use here shares; a throw-away
-# profile each time. Extra arguments follow (the URL last).
-slides_chromium_run() {
-	local bin profile rc
-	bin=$(slides_chromium) || return 77
-	profile=$(mktemp -d "${TMPDIR:-/tmp}/pathlab-chromium.XXXXXX") || return 1
-	timeout 120 "$bin" --headless --no-sandbox --disable-gpu \
-		--disable-dev-shm-usage --no-first-run \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --user-data-dir="$profile" "$@"
-	rc=$?
-	rm -rf "$profile"
-	return $rc
 }
 
 # Print pandoc's option for self-contained output (renamed in 2.19).
@@ -181,9 +160,8 @@ slides__index_md() {
 slides__pdf() {
 	local out=$1 name=$2 log
 	log=$out/.pdf-$name.log
-	if slides_chromium_run --no-pdf-header-footer \
-		--virtual-time-budget=3000 \
-		--print-to-pdf="$out/$name.pdf" "file://$out/$name.html" \
+	if chromium_run "file://$out/$name.html" --no-pdf-header-footer \
+		--virtual-time-budget=3000 --print-to-pdf="$out/$name.pdf" \
 		>"$log" 2>&1 && [ -s "$out/$name.pdf" ]; then
 		rm -f "$log"
 		return 0
@@ -283,7 +261,7 @@ slides_main() {
 		fi
 	done
 	if [ "$SLIDES_PDF" = 1 ]; then
-		if slides_chromium >/dev/null; then
+		if chromium_bin >/dev/null; then
 			for md in "${built[@]}"; do
 				slides__pdf "$SLIDES_OUT" "$(basename "$md" .md)" || true
 			done
@@ -292,7 +270,7 @@ slides_main() {
 		fi
 	fi
 	slides__index_md "$SLIDES_OUT" "${built[@]}" |
-		(cd "$SLIDES_OUT" && pandoc --from markdown --to html5 --standalone \
+		(cd "$SLIDES_OUT" && pandoc --from "$SLIDES_DATA_MD" --to html5 --standalone \
 			"$(slides__embed_opt)" --css "$SLIDES_TOOLS/index.css" \
 			--metadata lang=en --output index.html) || failed=$((failed + 1))
 	slides__say "${#built[@]} of ${#decks[@]} decks in $SLIDES_OUT (index.html)"

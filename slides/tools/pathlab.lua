@@ -265,8 +265,31 @@ local function jq(directive, args)
 	return res
 end
 
+-- What the results file says reaches a deck as text only. jq escapes it
+-- (results.jq and summary.jq: md); here it is read without raw HTML, raw
+-- attributes or native divs and spans, and whatever would still make
+-- HTML, an image (which --embed-resources would fill from a local file)
+-- or a link out of data is turned back into its text.
+local data_markdown = "markdown-raw_html-raw_attribute-raw_tex"
+	.. "-native_divs-native_spans-markdown_in_html_blocks"
+local text_only = {
+	RawInline = function(el)
+		return pandoc.Str(el.text)
+	end,
+	RawBlock = function(el)
+		return pandoc.Para({ pandoc.Str(el.text) })
+	end,
+	Image = function(el)
+		return el.caption
+	end,
+	Link = function(el)
+		return el.content
+	end,
+}
+
 local function md_blocks(text)
-	return pandoc.read(text, "markdown").blocks
+	local doc = pandoc.read(text, data_markdown)
+	return pandoc.walk_block(pandoc.Div(doc.blocks), text_only).content
 end
 
 local function results_jq(directive, what, extra)

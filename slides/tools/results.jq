@@ -8,6 +8,16 @@
 # contract (common/results.schema.json) only; "–" marks a figure the
 # result set does not have.
 
+# Text from the results file, safe in Markdown: a results file is data,
+# and whoever wrote it must not put HTML, a link, an image (which pandoc
+# would inline from a local file) or a table cell boundary into a deck.
+# Every character that opens HTML, a link or image, code (with its raw
+# attribute), a span, math or a table cell is backslash-escaped; line
+# breaks become spaces; anything but a string is its JSON text.
+def md: (if type == "string" then . else tojson end)
+	| gsub("[\r\n\t]+"; " ")
+	| gsub("(?<c>[\\\\`<>\\[\\]{}|$])"; "\\\(.c)");
+
 def fmt($d): if . == null then "–"
 	else (. * pow(10; $d) | round) / pow(10; $d)
 		| if $d == 0 then floor else . end | tostring end;
@@ -27,16 +37,16 @@ def saw: "\(.tcpdump_seen | grouped) of \(.sent | grouped)"
 	  then " (\(.tcpdump_dropped | grouped) capture drops)" else "" end;
 
 def path_name: {socket: "kernel stack", xdp: "XDP", afxdp: "AF_XDP",
-	dpdk: "DPDK", verbs: "RDMA verbs"}[.] // .;
+	dpdk: "DPDK", verbs: "RDMA verbs"}[.] // md;
 def env_name: {
 	veth: "a veth pair between two network namespaces (no NIC)",
 	"veth-vm": "a veth pair between two network namespaces, in a VM (no NIC)",
 	"veth-napi": "a veth pair between two network namespaces (no NIC), its receive work in a NAPI thread on the receiving core",
 	"veth-napi-vm": "a veth pair between two network namespaces, in a VM (no NIC), its receive work in a NAPI thread on the receiving core",
 	nic: "a real NIC",
-	"vm-softroce": "Soft-RoCE (software RDMA) in a qemu VM"}[.] // .;
+	"vm-softroce": "Soft-RoCE (software RDMA) in a qemu VM"}[.] // md;
 def gpu_name: {sim: "the emulated GPU (device memory in host RAM)",
-	cuda: "a CUDA GPU"}[.] // .;
+	cuda: "a CUDA GPU"}[.] // md;
 
 # A row's own note when it ran somewhere else than the rest (the label
 # names every environment of the set).
@@ -64,10 +74,10 @@ def where_label($path):
 		| max) as $n
 	| ([$runs[].env] | unique | map(env_name) | join("; ")) as $env
 	| ([$runs[].gpu // "none" | select(. != "none")] | unique | map(gpu_name)) as $gpu
-	| ($h.date // "?" | sub("T"; " ") | sub(":[0-9]{2}Z$"; " UTC")) as $date
-	| "**Measured** \($date) on \($h.cpu_model // "?"), \($h.cpus // "?") CPUs"
+	| ($h.date // "?" | md | sub("T"; " ") | sub(":[0-9]{2}Z$"; " UTC")) as $date
+	| "**Measured** \($date) on \($h.cpu_model // "?" | md), \($h.cpus // "?" | md) CPUs"
 	+ (if $h.tsc_hz then " (TSC \($h.tsc_hz / 1e9 | fmt(2)) GHz)" else "" end)
-	+ ", kernel \($h.kernel // "?"), virtualization \($h.virtualization // "?")"
+	+ ", kernel \($h.kernel // "?" | md), virtualization \($h.virtualization // "?" | md)"
 	+ (if $h.loadavg_start != null and $h.cpus != null
 		and ([$h.loadavg_start, $h.loadavg_end // 0] | max) > $h.cpus / 2
 		then " · **a loaded machine**: load average \($h.loadavg_start | fmt(1)) at the start, \($h.loadavg_end // null | fmt(1)) at the end (other work shares the CPUs and is in every figure)"
@@ -97,12 +107,12 @@ def path_table($path; $size):
 	| ($r | of("throughput")) as $t
 	| ($r | of("latency")) as $l
 	| ($r | of("visibility")) as $v
-	| "| \($k.mode)\(if ($k.gpu // "none") != "none" then " + GPU " + $k.gpu else "" end)\($r[0] | env_tag)"
+	| "| \($k.mode | md)\(if ($k.gpu // "none") != "none" then " + GPU " + ($k.gpu | md) else "" end)\($r[0] | env_tag)"
 	+ " | \($t.pps | kpps) | \($t.lost | grouped) of \($t.sent | grouped)"
 	+ " | \(if ($l.latency_ns.count // 0) > 0 then "\($l.latency_ns.p50 | us) / \($l.latency_ns.p99 | us)" else "–" end)"
 	+ " | \($t.receive_cycles_per_packet | rx_cost) | \($t.cycles_per_packet.system | grouped)"
 	+ " | \($t.syscalls_per_packet | fmt(2)) | \($t.wakeups_per_packet | fmt(2))"
-	+ " | \($t.copies_per_packet | fmt(0)) (\($t.copies_source // "?" | sub("_"; " ")))"
+	+ " | \($t.copies_per_packet | fmt(0)) (\($t.copies_source // "?" | sub("_"; " ") | md))"
 	+ " | \($t.kernel_udp_in_datagrams | grouped) | \($v | saw) |")
 	end;
 
@@ -122,7 +132,7 @@ def budget_table:
 	| ($t | map(select(.path == "socket")) | first) as $sock
 	| "| \($f.frame_bytes) B | \($f.budget.frames_per_second_10g / 1e6 | fmt(2)) Mpps"
 	+ " | \($f.budget.cycles_10g | fmt(0)) | \($f.budget.cycles_100g | fmt(1))"
-	+ " | \(if $best then "\($best | cost | grouped) (\($best.path | path_name) \($best.mode))" else "–" end)"
+	+ " | \(if $best then "\($best | cost | grouped) (\($best.path | path_name) \($best.mode | md))" else "–" end)"
 	+ " | \(if $sock then $sock | cost | grouped else "–" end) |");
 
 # Every path's main figures at one frame size, one row per path and mode.
@@ -146,8 +156,8 @@ def measured_table($size; $which):
 	| ($r | of("throughput")) as $t
 	| ($r | of("latency")) as $l
 	| ($r | of("visibility")) as $v
-	| "| \($k.path | path_name)\(if $k.gpu != "none" then " + GPU " + $k.gpu else "" end)"
-	+ " | \($k.mode)\($r[0] | env_tag) | \($t.pps | kpps)"
+	| "| \($k.path | path_name)\(if $k.gpu != "none" then " + GPU " + ($k.gpu | md) else "" end)"
+	+ " | \($k.mode | md)\($r[0] | env_tag) | \($t.pps | kpps)"
 	+ " | \(if $t.sent then ($t.lost / $t.sent * 100 | fmt(1)) + " %" else "–" end)"
 	+ " | \($t.receive_cycles_per_packet | rx_cost) | \($t.cycles_per_packet.system | grouped)"
 	+ " | \($t.syscalls_per_packet | fmt(2)) | \($t.wakeups_per_packet | fmt(2))"
@@ -189,10 +199,10 @@ def choose_table($size):
 	| ($runs | map(select(.path == $p and (.gpu // "none") == "none"))) as $r
 	| ($r | of("throughput")) as $t
 	| ($r | map(select(.workload == "visibility" and .mode == $t.mode)) | first) as $v
-	| "| **\($p | path_name)**\(if $t then " (" + $t.mode + ($t | env_tag | sub("^ \\("; ", ") | sub("\\)$"; "")) + ")" else "" end)"
+	| "| **\($p | path_name)**\(if $t then " (" + ($t.mode | md) + ($t | env_tag | sub("^ \\("; ", ") | sub("\\)$"; "")) + ")" else "" end)"
 	+ " | \($d[$p].copies) | \($d[$p].irq) | \($d[$p].transport) | \($d[$p].tools) | \($d[$p].cores)"
 	+ if $t then
-		" | \($t.copies_per_packet | fmt(0)) (\($t.copies_source // "?" | sub("_"; " ")))"
+		" | \($t.copies_per_packet | fmt(0)) (\($t.copies_source // "?" | sub("_"; " ") | md))"
 		+ " | \($t.wakeups_per_packet | fmt(2)) | \($t.syscalls_per_packet | fmt(2))"
 		+ " | \($t.receive_cycles_per_packet.total | grouped)"
 		+ " | \($t.cycles_per_packet.system | grouped) | \($t.pps | kpps)"

@@ -195,31 +195,13 @@ test_plots() {
 	finish
 }
 
-# Print the chromium command of this system, if there is one.
-find_chromium() {
-	local c
-	for c in ${CHROMIUM:-} chromium chromium-browser; do
-		if command -v "$c" >/dev/null 2>&1; then
-			command -v "$c"
-			return 0
-		fi
-	done
-	return 1
-}
+# shellcheck source=../../labs/lib/chromium.sh
+. "$ROOT/labs/lib/chromium.sh"
 
-# Run headless chromium on URL with extra arguments; a fresh profile.
+# Run headless chromium (sandboxed, labs/lib/chromium.sh) on URL with
+# extra arguments.
 chrome() {
-	local url=$1 profile rc
-	shift
-	profile=$(mktemp -d) || exit 99
-	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu \
-		--disable-dev-shm-usage --no-first-run \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --user-data-dir="$profile" \
-		--virtual-time-budget=5000 "$@" "$url"
-	rc=$?
-	rm -rf "$profile"
-	return $rc
+	chromium_run "$1" --virtual-time-budget=5000 "${@:2}"
 }
 
 # The verdict line the self-test wrote into the dumped DOM FILE.
@@ -240,7 +222,7 @@ selftest_passed() {
 
 test_browser() {
 	local copy log dom
-	CHROME=$(find_chromium) ||
+	chromium_bin >/dev/null ||
 		skip "chromium is not installed (Debian: apt-get install chromium)"
 	need jq "jq is not installed"
 

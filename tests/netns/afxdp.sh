@@ -139,9 +139,13 @@ for r in vlan_trunc ip_trunc ip_version ip_ihl ip_totlen ip_csum ip_frag \
 		"$f" "{prog: .afxdp.prog.by_reason.$r, sent: .gen.bad_sent_by_reason.$r}"
 done
 check "malformed: none redirected (the socket saw only bad checks)" \
-	'.bad == .bad_by_reason.check and
+	'.afxdp.prog.passed_by_reason.check == 0 and
 	 .bad_by_reason.check == .gen.bad_sent_by_reason.check' "$f" \
 	'{bad, bad_by_reason, sent: .gen.bad_sent_by_reason}'
+check "malformed: every one in bad_by_reason, the program's passes too" \
+	'.bad == .gen.bad_sent and (.bad_by_reason as $b
+	 | .gen.bad_sent_by_reason | to_entries | all(.value == $b[.key]))' \
+	"$f" '{bad, bad_by_reason, sent: .gen.bad_sent_by_reason}'
 echo "   malformed: $(jq -c '{sent_bad: .gen.bad_sent_by_reason, prog: .afxdp.prog.by_reason}' "$f")"
 
 # 6. XDP drop: the program alone counts what was sent; the stack sees none.

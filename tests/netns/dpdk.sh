@@ -270,14 +270,17 @@ expect_error() { # NAME EXPECTED-TEXT ARGS...
 	fi
 }
 before=$(runtime_left | sort)
-expect_error "bad EAL option" "Invalid 'command line' arguments" \
+expect_error "bad EAL option" "not an option DPDK 22.11 takes" \
 	--no-such-eal-option -- --count 1
 expect_error "bad lcore" "EAL: Invalid argument" \
 	-l 999 --no-huge --no-pci --no-shconf --file-prefix pltest$$ -- --count 1
-expect_error "bad vdev argument" "did not probe" \
+expect_error "unknown vdev key" "takes no key 'no_such_key'" \
 	-l 1 --no-huge -m 512 --no-pci --no-shconf --file-prefix pltest$$ \
 	--vdev=net_af_packet0,iface=$PL_RX_IF,no_such_key=1 -- --iface $PL_RX_IF --count 1
-expect_error "missing interface" "is interface nosuch0 in this network namespace" \
+expect_error "bad vdev argument" "did not probe" \
+	-l 1 --no-huge -m 512 --no-pci --no-shconf --file-prefix pltest$$ \
+	--vdev=net_af_packet0,iface=$PL_RX_IF,qpairs=0 -- --iface $PL_RX_IF --count 1
+expect_error "missing interface" "'nosuch0' is no interface in this network namespace" \
 	--iface nosuch0 --count 1
 expect_error "missing PCI device" "no PCI device" --pci 0000:ff:1f.7 --count 1
 expect_error "neither --iface nor --pci" "give --iface" --count 1

@@ -86,7 +86,9 @@ wait_file() {
 }
 
 # run_pair NAME RXBIN "RX ARGS" "GEN ARGS": a receiver in the rx namespace,
-# the generator in the tx namespace, the merged run in $TMP/NAME.json.
+# the generator in the tx namespace, the merged run in $TMP/NAME.json. A
+# test that defines before_gen has it called (with NAME) once the
+# receiver is ready, before the generator starts.
 run_pair() {
 	local name=$1 rxbin=$2 rxargs=$3 genargs=$4 pid i
 	rm -f "$TMP/$name".*
@@ -98,6 +100,7 @@ run_pair() {
 		bad "$name: receiver did not start: $(cat "$TMP/$name.rx.err")"
 		return 1
 	fi
+	! declare -F before_gen >/dev/null || before_gen "$name"
 	# shellcheck disable=SC2086
 	ns_exec tx "$GEN" --dst "$PL_RX_ADDR" $genargs --quiet \
 		--json "$TMP/$name.gen.json" 2>"$TMP/$name.gen.err" ||

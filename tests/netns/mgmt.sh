@@ -6,10 +6,13 @@
 # receiver that takes over an interface refuses the bridge, its port, the
 # VLAN and its parent, and the last of the forty (the old default-route
 # loop overflowed its buffer there), whichever way it is named: --iface,
-# raw EAL --vdev=...,iface=, -a PCI. An interface under no default route
-# passes. pathlab-gen refuses a destination the default route leads to,
-# unless --allow-routed. Nothing outside the namespace is touched: each refusal comes
-# before any XDP program or EAL start.
+# an alternative name, raw EAL arguments however DPDK would read them
+# (abbreviations, any length, net_tap's remote=), -a PCI. An interface
+# under no default route passes. pathlab-gen refuses a destination the
+# default route leads to (unless --allow-routed), one on the management
+# LAN, its gateway included (unless --allow-mgmt-lan), and multicast or
+# broadcast (unless --allow-multicast). Nothing outside the namespace is
+# touched: each refusal comes before any XDP program or EAL start.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -52,6 +55,7 @@ else
 fi
 inns ip link set mvl up
 inns ip addr add 198.18.8.1/24 dev mvl
+inns ip addr add 198.18.9.1/24 dev mfree
 inns ip route add default via 198.18.8.254 dev mvl metric 100
 # Forty more, 15-character names: 640 bytes of names.
 for ((i = 0; i < 40; i++)); do
@@ -60,6 +64,9 @@ for ((i = 0; i < 40; i++)); do
 	inns ip link set "$n" up
 	inns ip route add default dev "$n" metric $((200 + i))
 done
+# Alternative names of the bridge, short and long: the same interface.
+inns ip link property add dev mbr altname mbralt
+inns ip link property add dev mbr altname management-bridge-alternative-name
 set +e
 last=$n
 echo "   topology: default routes over mbr (bridge, port mport), mvl" \
@@ -107,6 +114,15 @@ for rx in "$RX_XSK" "$RX_DPDK"; do
 	refused "$name VLAN" "mvl carries" inns "$rx" --iface mvl --count 1
 	refused "$name 40th default route" "$last carries" \
 		inns "$rx" --iface "$last" --count 1
+	# Names are compared by interface index: an altname is the bridge.
+	refused "$name bridge by altname" "mbr carries" \
+		inns "$rx" --iface mbralt --count 1
+	refused "$name bridge by long altname" "mbr carries" \
+		inns "$rx" --iface management-bridge-alternative-name --count 1
+	refused "$name no such interface" "is no interface" \
+		inns "$rx" --iface NO-SUCH-IF --count 1
+	refused "$name comma in --iface" "is not an interface name" \
+		inns "$rx" --iface mfree,iface=mbr --count 1
 done
 [ -x "$RX_XSK" ] &&
 	passes "xsk other interface" inns "$RX_XSK" --iface mfree --duration 0.2
@@ -117,6 +133,32 @@ if [ -x "$RX_DPDK" ]; then
 	# shellcheck disable=SC2086
 	refused "dpdk raw --vdev ...,rx_iface=" "mport lies under mbr" \
 		inns "$RX_DPDK" $EAL --vdev net_pcap0,rx_iface=mport -- --count 1
+	# The vector as DPDK reads it: getopt_long abbreviations, any length,
+	# keys other than iface that name an interface, and what the guard
+	# does not know.
+	# shellcheck disable=SC2086
+	refused "dpdk raw --vd=" "mpar lies under mvl" \
+		inns "$RX_DPDK" $EAL --vd=net_af_packet0,iface=mpar -- --count 1
+	# shellcheck disable=SC2086
+	refused "dpdk raw --vde" "mpar lies under mvl" \
+		inns "$RX_DPDK" $EAL --vde net_af_packet0,iface=mpar -- --count 1
+	long=net_af_packet0$(printf ',qpairs=1%.0s' {1..30}),iface=mport
+	# shellcheck disable=SC2086
+	refused "dpdk raw --vdev of ${#long} bytes" "mport lies under mbr" \
+		inns "$RX_DPDK" $EAL --vdev "$long" -- --count 1
+	# shellcheck disable=SC2086
+	refused "dpdk raw net_tap remote=" "mbr carries" \
+		inns "$RX_DPDK" $EAL --vdev net_tap0,remote=mbr -- --count 1
+	# shellcheck disable=SC2086
+	refused "dpdk raw vdev by altname" "mbr carries" \
+		inns "$RX_DPDK" $EAL --vdev net_af_packet0,iface=mbralt -- --count 1
+	# shellcheck disable=SC2086
+	refused "dpdk raw unknown devargs key" "takes no key 'bogus'" \
+		inns "$RX_DPDK" $EAL --vdev net_af_packet0,iface=mfree,bogus=1 \
+		-- --count 1
+	refused "dpdk raw without --no-pci or -a" "neither --no-pci nor -a" \
+		inns "$RX_DPDK" -l 0 --no-huge -m 512 --no-shconf \
+		--vdev=net_af_packet0,iface=mfree -- --count 1
 	passes "dpdk other interface" inns "$RX_DPDK" --iface mfree \
 		--vdev-kind af_packet --duration 0.2
 	# The root namespace's default route, named by PCI address in the raw
@@ -130,6 +172,8 @@ if [ -x "$RX_DPDK" ]; then
 			timeout 30 "$RX_DPDK" -a "$defpci" -- --count 1
 		refused "dpdk raw --allow=$defpci,devargs" "it is $defif" \
 			timeout 30 "$RX_DPDK" "--allow=$defpci,x=1" -- --count 1
+		refused "dpdk raw --allo=$defpci" "it is $defif" \
+			timeout 30 "$RX_DPDK" "--allo=$defpci" -- --count 1
 	else
 		echo "   skip: the default route has no PCI device here"
 	fi
@@ -142,10 +186,32 @@ fi
 GEN=$BUILD/common/pathlab-gen
 refused "gen to a routed --dst" "reached through the default route (via 198.18.7.254 dev mbr)" \
 	inns "$GEN" --dst 203.0.113.9 --count 1 --quiet
-refused "gen --tx packet to a routed --dst" "reached through the default route" \
+refused "gen --tx packet to a routed --dst" "the frames would leave by mbr" \
 	inns "$GEN" --dst 203.0.113.9 --tx packet --iface mbr --count 1 --quiet
-passes "gen to a connected --dst" inns "$GEN" --dst 198.18.8.9 --count 10 --quiet
+# The management LAN: the gateway itself, a host beside it, --tx packet
+# out of the bridge or its port; multicast and broadcast anywhere.
+refused "gen to the default gateway" "the frames would leave by mbr" \
+	inns "$GEN" --dst 198.18.7.254 --count 1 --quiet
+refused "gen to the management LAN" "the frames would leave by mvl" \
+	inns "$GEN" --dst 198.18.8.9 --count 1 --quiet
+refused "gen --tx packet out of a bridge port" "leave by mport, under mbr" \
+	inns "$GEN" --dst 198.18.9.9 --tx packet --iface mport --count 1 --quiet
+refused "gen --tx packet by altname" "the frames would leave by mbr" \
+	inns "$GEN" --dst 198.18.9.9 --tx packet --iface mbralt --count 1 \
+	--quiet
+refused "gen to multicast" "a multicast or broadcast address" \
+	inns "$GEN" --dst 239.1.2.3 --count 1 --quiet
+refused "gen to the broadcast address" "a multicast or broadcast address" \
+	inns "$GEN" --dst 255.255.255.255 --count 1 --quiet
+refused "gen to a subnet's broadcast" "a multicast or broadcast address" \
+	inns "$GEN" --dst 198.18.9.255 --count 1 --quiet
+passes "gen to a connected --dst" inns "$GEN" --dst 198.18.9.9 --count 10 --quiet
 passes "gen to loopback" inns "$GEN" --dst 127.0.0.1 --count 10 --quiet
 passes "gen --allow-routed" inns "$GEN" --dst 203.0.113.9 --count 10 \
 	--allow-routed --quiet
+passes "gen --allow-mgmt-lan" inns "$GEN" --dst 198.18.8.9 --count 10 \
+	--allow-mgmt-lan --quiet
+refused "gen --allow-multicast, out of the management LAN" \
+	"the frames would leave by mbr" inns "$GEN" --dst 239.1.2.3 --count 1 \
+	--allow-multicast --quiet
 netns_finish

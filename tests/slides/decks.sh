@@ -33,7 +33,7 @@ for tool in pandoc jq; do
 		exit 77
 	fi
 done
-if ! slides_chromium >/dev/null; then
+if ! chromium_bin >/dev/null; then
 	echo "SKIP: chromium is not installed (Debian: apt-get install chromium)"
 	exit 77
 fi
@@ -122,10 +122,9 @@ done
 for md in "${DECKS[@]}"; do
 	name=${md%.md}
 	log=$OUT/logs/$name.chromium.log
-	slides_chromium_run --enable-logging=stderr --v=0 \
+	chromium_run "file://$OUT/$name.html" --enable-logging=stderr --v=0 \
 		--virtual-time-budget=3000 --window-size=1280,720 \
-		--screenshot="$OUT/shots/$name.png" "file://$OUT/$name.html" \
-		>"$log" 2>&1
+		--screenshot="$OUT/shots/$name.png" >"$log" 2>&1
 	if [ ! -s "$OUT/shots/$name.png" ]; then
 		fail "$name: no screenshot"
 		sed 's/^/    /' "$log" | tail -n 20
@@ -135,8 +134,8 @@ for md in "${DECKS[@]}"; do
 		grep -qiE 'error|uncaught|fail|refused|not allowed|denied|exception|cannot|unsafe'; then
 		fail "$name: console errors (above)"
 	fi
-	dom=$(slides_chromium_run --virtual-time-budget=3000 \
-		--window-size=1280,720 --dump-dom "file://$OUT/$name.html" 2>/dev/null)
+	dom=$(chromium_run "file://$OUT/$name.html" --virtual-time-budget=3000 \
+		--window-size=1280,720 --dump-dom 2>/dev/null)
 	n=$(grep -o '<section' <<<"$dom" | wc -l)
 	if [ "$n" -lt 10 ] || [ "$n" -gt 22 ]; then
 		fail "$name: $n slides (a deck has 10 to 22)"

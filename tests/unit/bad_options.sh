@@ -38,6 +38,25 @@ usage "gen --src-port 65535 --flows 2" "$gen" --dst 127.0.0.1 --count 2 \
 usage "gen --src-port 65500 --threads 2 --flows 60" "$gen" --dst 127.0.0.1 \
 	--count 2 --src-port 65500 --threads 2 --flows 60 --quiet
 
+# Values that used to pass: an interface that is not there (exit 0, env
+# "unknown"), a name no interface can have, a --dst that is no address or
+# has no neighbour entry for --tx packet (exit 1).
+usage "rx-socket --iface NO-SUCH-IF" "$rx" --bind 127.0.0.1 --iface NO-SUCH-IF \
+	--duration 0.1 --quiet
+usage "rx-socket --iface lo,iface=x" "$rx" --bind 127.0.0.1 \
+	--iface lo,iface=x --duration 0.1 --quiet
+usage "gen --iface NO-SUCH-IF" "$gen" --dst 127.0.0.1 --iface NO-SUCH-IF \
+	--count 1 --quiet
+for dst in bad 999.1.1.1 127.0.0.1x ''; do
+	usage "gen --dst '$dst'" "$gen" --dst "$dst" --count 1 --quiet
+	usage "gen --tx packet --dst '$dst'" "$gen" --tx packet --iface lo \
+		--dst "$dst" --count 1 --quiet
+done
+usage "gen --tx packet without --iface" "$gen" --tx packet \
+	--dst 127.0.0.1 --count 1 --quiet
+usage "gen --tx packet --dst without a neighbour" "$gen" --tx packet \
+	--iface lo --dst 127.0.0.9 --count 1 --quiet
+
 # A PCI device that is not there is a usage error too (it exited 1).
 if [ "$dpdk" != none ]; then
 	usage "rx-dpdk --pci missing" "$dpdk" --pci 0000:ff:1f.7 --count 1

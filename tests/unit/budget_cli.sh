@@ -156,6 +156,10 @@ usage_error --rate --rate abc
 usage_error --rate --rate 10Q
 usage_error --rate --rate 10G5
 usage_error --rate --rate 100 --size 64
+# Past any link there is (2^64 - 1 b/s printed as 18 Eb/s, exit 0).
+usage_error --rate --rate 18446744073709551615
+usage_error --rate --rate 17T
+usage_error --clock --clock 1e12Hz
 usage_error --size --size 0
 usage_error --size --size -1
 usage_error --size --size x

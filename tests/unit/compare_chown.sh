@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # `sudo pathlab compare --out DIR` gives the user who ran sudo what compare
 # created, and nothing else: an existing DIR (--out /etc), the files and
-# folders already in it, and links stay as they were. $1 labs/lib/compare.sh.
+# folders already in it, and links stay as they were, also when a folder
+# is swapped for a link while compare runs (it is given through the
+# descriptor opened at the start). $1 labs/lib/compare.sh.
 set -u
 # shellcheck source=../../labs/lib/compare.sh
 . "${1:?usage: compare_chown.sh labs/lib/compare.sh}"
@@ -63,6 +65,44 @@ owner 4242:4343 "$tmp/new"
 owner 4242:4343 "$tmp/new/a/out/raw"
 owner 4242:4343 "$tmp/new/a/out/results.json"
 owner 4242:4343 "$tmp/new/a/out/raw/vm/deeper/guest.log"
+
+# A user who owns the folder above swaps it for a link to a tree of root's
+# between the start and the end (the old find-then-chown by path gave
+# that tree away): what compare made is given, through the descriptor
+# opened at the start, wherever it is now; root's tree stays root's.
+user=$tmp/user
+mkdir -p "$user" "$tmp/victim/made/out/raw"
+echo keep >"$tmp/victim/made/out/results.json"
+echo keep >"$tmp/victim/made/out/raw/x.json"
+chown 4242:4343 "$user"
+CMP_OUT=$user/made/out
+cmp_outdir || { echo "FAIL: cmp_outdir $CMP_OUT"; fail=$((fail + 1)); }
+echo '{}' >"$CMP_OUT/results.json"
+echo '{}' >"$CMP_OUT/raw/x.json"
+mv "$user" "$tmp/user-moved"
+ln -s "$tmp/victim" "$user"
+cmp_chown
+owner 0:0 "$tmp/victim/made"
+owner 0:0 "$tmp/victim/made/out/results.json"
+owner 0:0 "$tmp/victim/made/out/raw/x.json"
+owner 4242:4343 "$tmp/user-moved/made/out/results.json"
+owner 4242:4343 "$tmp/user-moved/made/out/raw/x.json"
+
+# An existing folder of the user's, its new raw/ swapped for a link to
+# root's tree: the link is given, not what it points to.
+mine=$tmp/mine
+mkdir -p "$mine" "$tmp/victim2"
+echo keep >"$tmp/victim2/x.json"
+chown 4242:4343 "$mine"
+CMP_OUT=$mine
+cmp_outdir || { echo "FAIL: cmp_outdir $mine"; fail=$((fail + 1)); }
+echo '{}' >"$mine/raw/x.json"
+mv "$mine/raw" "$mine/raw-moved"
+ln -s "$tmp/victim2" "$mine/raw"
+cmp_chown
+owner 0:0 "$tmp/victim2"
+owner 0:0 "$tmp/victim2/x.json"
+owner 4242:4343 "$mine/raw"
 
 # Without sudo (or sudo from root) nothing changes hands.
 SUDO_UID=0 compare_into "$tmp/root-only"
