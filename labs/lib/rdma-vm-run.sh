@@ -108,8 +108,11 @@ vm_run() {
 	VM_QEMU_PID=$!
 	# The console in the background: bash runs a trap only once the
 	# foreground command is done, but it interrupts a wait at once.
+	# sed -u: each line as it comes (tr and grep would hold them in a
+	# pipe's buffer until the guest ends).
 	tail -s 0.2 --pid="$VM_QEMU_PID" -n +1 -f "$log" 2>/dev/null |
-		tr -d '\r' | grep -vE '^PATHLAB-RDMA-VM-EXIT=|^\[ *[0-9.]+\] reboot: Power down' &
+		sed -u -e 's/\r//g' -e '/^PATHLAB-RDMA-VM-EXIT=/d' \
+			-e '/^\[ *[0-9.]*\] reboot: Power down/d' &
 	tailer=$!
 	wait "$VM_QEMU_PID" && rc=0 || rc=$?
 	wait "$tailer" || true

@@ -7,8 +7,9 @@
   summary RESULTS_JSON SIZE     the Markdown summary of one frame size
   merge RX.json GEN.json ...    one run object of a receiver's and the
                                 generator's JSON
-  tradeoffs RESULTS_JSON MODES_JSON OUTDIR
+  tradeoffs [--modes JSON] --format json|text FILE
                                 the trade-off table of a --tradeoffs run
+  tradeoffs-undo                remove a counting rule left here
   docs render|numbers|refresh   the measured blocks of the Markdown
 """
 

@@ -77,9 +77,15 @@ def cmd_compare(args):
 
 
 def cmd_tradeoffs(args):
-    """tradeoffs RESULTS_JSON MODES_JSON OUTDIR."""
+    """tradeoffs [--modes JSON] --format json|text FILE."""
+    from . import tradeoffs_table
+    return tradeoffs_table.main(args)
+
+
+def cmd_tradeoffs_undo(args):
+    """tradeoffs-undo: remove a counting rule left in this namespace."""
     from . import tradeoffs
-    return tradeoffs.main(args)
+    return tradeoffs.undo_here()
 
 
 def cmd_docs(args):
@@ -91,6 +97,7 @@ def cmd_docs(args):
 COMMANDS = {"plots": cmd_plots, "figure": cmd_figure, "table": cmd_table,
             "summary": cmd_summary, "merge": cmd_merge,
             "compare": cmd_compare, "tradeoffs": cmd_tradeoffs,
+            "tradeoffs-undo": cmd_tradeoffs_undo,
             "docs": cmd_docs}
 
 

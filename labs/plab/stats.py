@@ -52,6 +52,20 @@ def _loss(r):
     return (r.get("lost") or 0) / r["sent"]
 
 
+def core_cycles(r):
+    """The receiving core's cycles per packet, idle polling included: a
+    reference tool's as the harness measured it; ours from the report,
+    the whole receiver process and the NAPI threads x TSC / received."""
+    if r.get("core_cycles_per_packet") is not None:
+        return r["core_cycles_per_packet"]
+    hz = _get(r, "budget", "clock_hz")
+    rx = _get(r, "cpu", "rx_run_s")
+    if not hz or rx is None or not r.get("received"):
+        return None
+    napi = sum(n.get("run_s") or 0 for n in r.get("napi") or [])
+    return (rx + napi) * hz / r["received"]
+
+
 # The figures of a run: name -> (what it is, how to read it from a run).
 # The table, the plots, the figure and docs read these names.
 FIGURES = {
@@ -77,6 +91,8 @@ FIGURES = {
                                       "kernel")),
     "receive_app": ("of which the receive loop",
                     lambda r: _get(r, "receive_cycles_per_packet", "app")),
+    "core_cycles": ("cycles per packet of the receiving process and the"
+                    " NAPI threads, idle polling included", core_cycles),
     "system_cycles": ("all CPUs' cycles per packet, generator included",
                       lambda r: _get(r, "cycles_per_packet", "system")),
     "syscalls": ("system calls per packet",
@@ -161,11 +177,11 @@ def busy_why(run):
     why = []
     b = run.get("busy") or {}
     cpus = b.get("cpus") or 0
-    for when in ("start", "end"):
-        la = b.get("loadavg_" + when)
-        if cpus and la is not None and la > cpus:
-            why.append("load average %.2f at the %s, over %d CPUs"
-                       % (la, when, cpus))
+    la = [(w, b.get("loadavg_" + w)) for w in ("start", "end")]
+    over = [(w, v) for w, v in la if cpus and v is not None and v > cpus]
+    if over:
+        why.append("load average %s, over %d CPUs" % (" and ".join(
+            "%.2f at the %s" % (v, w) for w, v in over), cpus))
     steal = b.get("steal_share")
     if steal is not None and steal > Busy.STEAL_LIMIT:
         why.append("hypervisor steal %.0f %% of the run" % (100 * steal))

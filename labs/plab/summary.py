@@ -12,13 +12,13 @@ from .paths import WORKLOADS
 # in each tuple) the ones rows are compared on: marked "not
 # distinguishable" where ranges overlap, with ratios against references.
 WORKLOAD_FIGURES = {
-    "throughput": ("kpps", "receive_cycles", "system_cycles",
+    "throughput": ("kpps", "receive_cycles", "core_cycles", "system_cycles",
                    "receive_kernel", "receive_app", "syscalls"),
     "latency": ("latency_p50_ns", "latency_p99_ns", "latency_p999_ns"),
     "visibility": ("tcpdump_seen",),
     "rtt": ("rtt_p50_ns", "rtt_p99_ns", "rtt_p999_ns"),
 }
-COMPARED = {"throughput": 3, "latency": 3, "visibility": 0, "rtt": 3}
+COMPARED = {"throughput": 4, "latency": 3, "visibility": 0, "rtt": 3}
 
 
 def compared(workload):
@@ -60,11 +60,15 @@ def row_label(key):
 
 
 def row_sort(key):
-    """Order rows as the figure does: path order, ours before references."""
-    path = key[0]
+    """Order rows as the figure does: path order, modes in the path
+    table's order, each row's GPU variant and reference tools after it."""
+    from . import paths
+    path, mode = key[0], key[1]
     rank = PATH_ORDER.index(path) if path in PATH_ORDER else len(PATH_ORDER)
-    return (rank, key[2] != "none", key[2], key[1], key[4], key[3] != "",
-            key[3])
+    modes = [r.mode for r in paths.rows_of(path)]
+    m = modes.index(mode) if mode in modes else len(modes)
+    return (rank, m, mode, key[4], key[3] != "", key[3], key[2] != "none",
+            key[2])
 
 
 def group(runs):
@@ -127,38 +131,56 @@ def _mark_overlaps(entries, workload):
         e["not_distinguishable"] = nd
 
 
-def _mark_references(entries, workload):
-    """Give each reference row vs_ours: {figure: {ratio, separate}},
-    ratio = ours / reference on the medians, for the figures of WORKLOAD."""
+def _vs(o, e, workload):
+    """{figure: {ratio, separate}} of our row O against reference row E."""
+    vs = {}
+    for name in compared(workload):
+        a, b = o["figures"].get(name), e["figures"].get(name)
+        if a and b:
+            vs[name] = {"ratio": stats.ratio(a, b),
+                        "separate": stats.separate(a, b)}
+    return vs
+
+
+def _mark_references(entries, workload, also):
+    """Give each reference row ours (the row it stands beside) and vs_ours:
+    {figure: {ratio, separate}}, ratio = ours / reference on the medians;
+    vs_also the same for the other rows it is compared with (ALSO:
+    {row label: [(path, mode)]})."""
     ours = {(e["path"], e["mode"], e["gpu"], e.get("placement", "")): e
             for e in entries if not e.get("reference")}
     for e in entries:
         if not e.get("reference"):
             continue
-        o = ours.get((e["path"], e["mode"], e["gpu"],
-                      e.get("placement", "")))
-        if o is None:
-            continue
-        e["ours"] = o["row"]
-        vs = {}
-        for name in compared(workload):
-            a, b = o["figures"].get(name), e["figures"].get(name)
-            if a and b:
-                vs[name] = {"ratio": stats.ratio(a, b),
-                            "separate": stats.separate(a, b)}
-        e["vs_ours"] = vs
+        place = e.get("placement", "")
+        o = ours.get((e["path"], e["mode"], e["gpu"], place))
+        if o is not None:
+            e["ours"] = o["row"]
+            e["vs_ours"] = _vs(o, e, workload)
+        for path, mode in also.get(e["row"], []):
+            o = ours.get((path, mode, e["gpu"], place))
+            if o is not None:
+                e.setdefault("vs_also", []).append(
+                    {"row": o["row"], "vs": _vs(o, e, workload)})
 
 
 def summarize(runs):
     """results.json's summary list from its runs."""
     out = []
     cells = group(runs)
+    also = {}
+    for r in runs:
+        for a in r.get("also_compared_with") or []:
+            pair = (a.get("path"), a.get("mode"))
+            lst = also.setdefault(row_label(row_key(r)), [])
+            if pair not in lst:
+                lst.append(pair)
     for (workload, size) in sorted(cells, key=cell_sort):
         rows = cells[(workload, size)]
         entries = [_entry(k, workload, size, rows[k])
                    for k in sorted(rows, key=row_sort)]
         _mark_overlaps(entries, workload)
-        _mark_references(entries, workload)
+        _mark_references(entries, workload, also)
         out += entries
     return out
 

@@ -15,6 +15,7 @@ COLS = {
                    ("recv cyc/pkt", "receive_cycles", grouped),
                    ("kernel", "receive_kernel", grouped),
                    ("app", "receive_app", grouped),
+                   ("core cyc/pkt", "core_cycles", grouped),
                    ("sys+gen cyc/pkt", "system_cycles", grouped),
                    ("syscalls/pkt", "syscalls", lambda v: fixed(v, 3))],
     "latency": [("p50 us", "latency_p50_ns", us),
@@ -98,34 +99,45 @@ def section(entries, workload, size, tags):
     return lines
 
 
+def ratio_text(vs):
+    """'kpps 1.85 (ranges separate), ...' of a {figure: {ratio,
+    separate}} object."""
+    return ", ".join("%s %.2f (%s)" % (name, v["ratio"], "ranges separate"
+                                       if v["separate"] else
+                                       "not distinguishable")
+                     for name, v in vs.items() if v["ratio"] is not None)
+
+
 def reference_lines(entries):
-    """One line per reference row: ratio ours/reference and separation."""
+    """One line per reference row and row it is compared with: the ratio
+    ours/reference on the medians, and whether the ranges separate."""
     out = []
     for e in entries:
-        if not e.get("vs_ours"):
-            continue
-        parts = []
-        for name, vs in e["vs_ours"].items():
-            if vs["ratio"] is None:
-                continue
-            parts.append("%s %.2f (%s)" % (
-                name, vs["ratio"], "ranges separate" if vs["separate"]
-                else "not distinguishable"))
-        if parts:
-            out.append("  ours/%s at %s B: %s" % (
-                safe(e["reference"]), e["frame_bytes"], ", ".join(parts)))
+        pairs = [(e.get("ours"), e.get("vs_ours") or {})] + [
+            (a["row"], a["vs"]) for a in e.get("vs_also", [])]
+        for row, vs in pairs:
+            text = ratio_text(vs)
+            if row and text:
+                out.append("  %s / %s at %s B: %s" % (
+                    safe(row, 56), safe(e["reference"]), e["frame_bytes"],
+                    text))
     return out
 
 
 def busy_lines(entries):
-    """Why rows were measured on a busy machine."""
-    out = []
-    for e in entries:
-        for why in e.get("machine_busy_why", []):
-            out.append("  busy: %s, %s B: %d of %d trials (%s)" % (
-                safe(e["row"], 56), e["frame_bytes"], e["machine_busy"],
-                e["trials"], safe(why, 200)))
-    return out
+    """Why rows were measured on a busy machine: one line when every row
+    was, else one per busy row (its first reason)."""
+    busy = [e for e in entries if e.get("machine_busy")]
+    if not busy:
+        return []
+    if len(busy) == len(entries) and len(entries) > 1:
+        n = sum(e["machine_busy"] for e in busy)
+        t = sum(e["trials"] for e in busy)
+        return ["  busy: %d of %d runs of this section, every row (e.g. %s)"
+                % (n, t, safe(busy[0]["machine_busy_why"][0], 200))]
+    return ["  busy: %s, %s B: %d of %d trials (%s)" % (
+        safe(e["row"], 56), e["frame_bytes"], e["machine_busy"], e["trials"],
+        safe(e["machine_busy_why"][0], 200)) for e in busy]
 
 
 def comparison(results):
@@ -157,6 +169,12 @@ def comparison(results):
                      " (load above the CPU count, hypervisor steal above"
                      " 10 %, or a contended receiver): their figures"
                      " include other work")
+    if any(e.get("reference") for e in entries):
+        lines.append("core cyc/pkt: the receiving process and the NAPI"
+                     " threads, idle polling included, x TSC / received"
+                     " (ours: the receiver's whole run; a reference tool:"
+                     " its traffic and drain, measured by compare); recv"
+                     " cyc/pkt leaves a busy poller's empty polls out")
     return lines + budgets(results.get("runs", []))
 
 

@@ -33,10 +33,10 @@ class Usage(Fail):
         super().__init__(msg, 2)
 
 
-def say(*words, err=False):
+def say(*words, err=False, end="\n"):
     """Print one line at once (progress must show as it happens)."""
     stream = sys.stderr if err else sys.stdout
-    print(*words, file=stream, flush=True)
+    print(*words, file=stream, flush=True, end=end)
 
 
 class cmd:

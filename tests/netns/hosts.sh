@@ -96,7 +96,7 @@ ns_compare() {
 		rm -rf "$dir"
 		ip -n "$TX" neigh del "$PL_RX_ADDR" dev "$PL_TX_IF" 2>/dev/null
 		ns_exec rx "$PATHLAB" compare --iface "$PL_RX_IF" \
-			--sender "ns:$TX" --sender-gen "$GEN" \
+			--sender "ns:$TX" --sender-gen "$GEN" --trials 1 \
 			--sender-if "$PL_TX_IF" --sender-cpu 0 --out "$dir" "$@" \
 			>"$dir.log" 2>&1 || { tail -n 30 "$dir.log"; return 1; }
 		paced_clean "$dir" && return 0

@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: MIT
 # `sudo pathlab compare --out DIR` gives the user who ran sudo what compare
 # created, and nothing else: an existing DIR (--out /etc), the files and
-# folders already in it, and links stay as they were. $1 labs/lib/compare.sh.
+# folders already in it, and links stay as they were. $1: labs/plab.
 set -u
-# shellcheck source=../../labs/lib/compare.sh
-. "${1:?usage: compare_chown.sh labs/lib/compare.sh}"
+PLAB=${1:?usage: compare_chown.sh labs/plab}
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: needs root to give files away (chown)"
 	exit 77
@@ -27,15 +26,23 @@ owner() {
 	fi
 }
 
-# compare_into DIR: what compare does to its output folder.
+# compare_into DIR: what compare does to its output folder (labs/plab's
+# OutDir: noted before, made, written into, given away).
 compare_into() {
-	CMP_OUT=$1
-	cmp_outdir || { echo "FAIL: cmp_outdir $1"; fail=$((fail + 1)); }
-	echo '{}' >"$CMP_OUT/results.json"
-	echo '{}' >"$CMP_OUT/raw/socket.run.json"
-	mkdir -p "$CMP_OUT/raw/vm/deeper"
-	echo log >"$CMP_OUT/raw/vm/deeper/guest.log"
-	cmp_chown
+	/usr/bin/python3 - "$PLAB" "$1" <<'PY' || { echo "FAIL: OutDir $1"; fail=$((fail + 1)); }
+import os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from plab.outdir import OutDir
+d = OutDir(sys.argv[2], "/nonexistent")
+d.create()
+for f in ("results.json", "raw/socket.run.json"):
+    with open(os.path.join(d.path, f), "w") as fh:
+        fh.write("{}\n")
+os.makedirs(os.path.join(d.raw, "vm", "deeper"))
+with open(os.path.join(d.raw, "vm", "deeper", "guest.log"), "w") as fh:
+    fh.write("log\n")
+d.chown()
+PY
 }
 
 # An existing folder, with files, a raw/ and a link of its own.

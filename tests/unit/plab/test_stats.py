@@ -57,7 +57,8 @@ class Busy(unittest.TestCase):
                       "steal_share": 0.2, "cpus": 2})
         stats.mark(r)
         self.assertTrue(r["machine_busy"])
-        self.assertIn("load average 3.50 at the start", r["machine_busy_why"])
+        self.assertIn("load average 3.50 at the start, over 2 CPUs",
+                      r["machine_busy_why"])
         self.assertIn("steal 20 %", r["machine_busy_why"])
         q = stats.mark(run(busy={"loadavg_start": 1, "loadavg_end": 1.9,
                                  "steal_share": 0.05, "cpus": 2}))

@@ -42,8 +42,21 @@ class Table(unittest.TestCase):
             + three("socket", "recvmmsg", (50, 52, 51),
                     reference="sockperf", tool="sockperf")))
         self.assertIn("sockperf (vs socket recvmmsg)", text)
-        self.assertIn("ours/sockperf at 64 B: kpps 2.06 (ranges separate)",
-                      text)
+        self.assertIn("socket recvmmsg / sockperf at 64 B: kpps 2.06 (ranges"
+                      " separate)", text)
+
+    def test_also_compared(self):
+        runs = three("dpdk", "af_xdp", (100, 110, 105)) + \
+            three("afxdp", "copy", (300, 320, 310))
+        for t, v in enumerate((200, 210, 205)):
+            runs.append(run(path="dpdk", mode="af_xdp", reference="testpmd",
+                            tool="dpdk-testpmd", pps=v * 1000.0, trial=t,
+                            also_compared_with=[{"path": "afxdp",
+                                                 "mode": "copy"}]))
+        text = "\n".join(self.lines(runs))
+        self.assertIn("dpdk af_xdp / testpmd at 64 B: kpps 0.51", text)
+        self.assertIn("afxdp copy / testpmd at 64 B: kpps 1.51 (ranges"
+                      " separate)", text)
 
     def test_busy_and_rtt(self):
         busy = {"loadavg_start": 5.0, "loadavg_end": 1.0,
