@@ -41,6 +41,7 @@ class Options:
         self.queues = 1
         self.workloads = list(paths.WORKLOADS)
         self.counts = dict(COUNTS)
+        self.count_given = False
         self.trials = dict(TRIALS)
         self.help = False
         # Two hosts (hosts.py): None where not given.
@@ -151,6 +152,7 @@ def check(o):
         if not re.fullmatch(r"[1-9][0-9]{0,9}", count):
             raise Usage("--count '%s': a positive number" % count)
         o.counts["throughput"] = int(count)
+        o.count_given = True
     q = getattr(o, "queues_text", "1")
     if not re.fullmatch(r"[0-9]{1,2}", q) or not 1 <= int(q) <= 16:
         raise Usage("--queues '%s': 1..16" % q)
