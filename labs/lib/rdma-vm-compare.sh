@@ -354,7 +354,9 @@ one_run() {
 		TD_PID=
 	fi
 	if [ $rc != 0 ] || ! jq -e . "$base.rx.json" "$base.gen.json" >/dev/null 2>&1; then
-		run_failed "$base" "exit $rc: $(tail -q -n 3 "$base.rx.err" "$base.gen.err" 2>/dev/null | paste -sd'|' -)"
+		run_failed "$base" "exit $rc: $(jq -r '"sender: " + (.last_error // empty)' \
+			"$base.gen.json" 2>/dev/null) $(tail -q -n 3 "$base.rx.err" \
+			"$base.gen.err" 2>/dev/null | paste -sd'|' -)"
 		return 1
 	fi
 	if [ -n "$PEER" ]; then

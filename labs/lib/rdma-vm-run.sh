@@ -100,7 +100,7 @@ vm_run() {
 		-m "${RDMA_VM_MEM:-1024}" -smp "${RDMA_VM_CPUS:-2}" \
 		-nodefaults -display none -no-reboot -nic none -serial stdio \
 		-kernel "$VM_CACHE/vmlinux" -initrd "$VM_CACHE/initrd.gz" \
-		-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=reliable PLVM_SHARES=$list PLVM_RUN=$VM_RUN_DIR" \
+		-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=reliable no_timer_check PLVM_SHARES=$list PLVM_RUN=$VM_RUN_DIR" \
 		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
 		"${virtfs[@]}" \
 		-virtfs "local,path=$VM_RUN_DIR,mount_tag=run,security_model=none,multidevs=remap" \

@@ -138,7 +138,8 @@ def _vs(o, e, workload):
         a, b = o["figures"].get(name), e["figures"].get(name)
         if a and b:
             vs[name] = {"ratio": stats.ratio(a, b),
-                        "separate": stats.separate(a, b)}
+                        "separate": stats.separate(a, b),
+                        "trials": min(a["n"], b["n"])}
     return vs
 
 

@@ -102,9 +102,11 @@ def section(entries, workload, size, tags):
 def ratio_text(vs):
     """'kpps 1.85 (ranges separate), ...' of a {figure: {ratio,
     separate}} object."""
-    return ", ".join("%s %.2f (%s)" % (name, v["ratio"], "ranges separate"
-                                       if v["separate"] else
-                                       "not distinguishable")
+    def word(v):
+        if v.get("trials", 2) < 2:
+            return "one trial: no spread to judge by"
+        return "ranges separate" if v["separate"] else "not distinguishable"
+    return ", ".join("%s %.2f (%s)" % (name, v["ratio"], word(v))
                      for name, v in vs.items() if v["ratio"] is not None)
 
 

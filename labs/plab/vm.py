@@ -11,8 +11,8 @@ import os
 import re
 import subprocess
 
-from . import engine, paths, references, sender, verbs_host
-from .util import LIB, ROOT, say, track
+from . import engine, paths, references, sender, stats, verbs_host
+from .util import LIB, ROOT, say, tail, track
 
 RATE_LATENCY_VM = 2000  # under TCG 10 kpps saturates the guest's sender
 # The most packets a run in the VM sends: Soft-RoCE under TCG moves some
@@ -98,6 +98,7 @@ class Verbs:
                               "direct on this host",
                               "peer": "on two hosts"}[self.where], log))
         i = done
+        self.busy = stats.Busy(os.cpu_count() or 1)
         with open(log, "w") as f:
             p = track(subprocess.Popen(
                 self.argv(plan), stdin=subprocess.DEVNULL,
@@ -114,6 +115,10 @@ class Verbs:
                         " sender" in line:
                     say(line)
             rc = p.wait()
+        if rc != 0 and i - done < len(self.specs):
+            say("pathlab: verbs: the harness exited %d after %d of %d runs;"
+                " its last words:\n%s" % (rc, i - done, len(self.specs),
+                                         tail(log, 12, "verbs")), err=True)
         self.collect(rc, log, i - done)
 
     def collect(self, rc, log, shown):
@@ -122,9 +127,15 @@ class Verbs:
         failed = 0
         for s in self.specs:
             base = os.path.join(ctx.raw, s.name)
-            if os.path.exists(base + ".run.json"):
+            if os.path.exists(base + ".run.json") or s.reference:
                 run = references.load_verbs_run(ctx, s, base)
                 if run is not None:
+                    # The machine over the whole boot: the VM's runs
+                    # cannot be told apart from the host.
+                    self.busy.finish(run)
+                    run["busy"]["window"] = "the verbs rows' whole run" \
+                        " (one VM boot)" if self.where == "vm" else \
+                        "the verbs rows' whole run"
                     ctx.ledger.ok(run)
                     continue
             if os.path.exists(base + ".skipped"):
