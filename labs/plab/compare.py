@@ -150,7 +150,7 @@ def compare(o, build):
         defer(ctx.tradeoffs.nf_remove)
     host = lab.host_info()
     specs = engine.plan(rows, o.sizes, o.workloads, o.gpus(), o.trials,
-                        ctx.refs.of if ctx.refs else None)
+                        ctx.refs.of if ctx.refs else None, o.variants)
     vms = vm.Verbs(ctx) if "verbs" in o.paths else None
     total = len(specs) + (vms.count() if vms else 0)
     say("pathlab: compare %s at %s B into %s" % (

@@ -5,9 +5,11 @@ raw/NAME.error and in results.json, counted once), and results.json.
 
 A variant is a per-run setting beyond path and mode: receiver flags and
 a change to the topology made before its runs and undone after them
-(Variant.setup returns the undo). Placement options (where veth's NAPI
-runs, busy polling) add variants; each becomes its own row when the run
-reports run.placement.
+(Variant.setup returns the undo). An option that places work (where
+veth's NAPI runs, busy polling) sets Options.variants to a list of them:
+each row then runs once per variant, side by side in every round, the
+variant's name in its raw files and progress line; a run that reports
+run.placement becomes a row of its own in the summary and the tables.
 """
 
 import json
@@ -45,15 +47,13 @@ def plan(rows, sizes, workloads, gpus, trials, references=None,
                         for gpu in gpus:
                             if gpu != "none" and not row.has_gpu:
                                 continue
-                            s = R.Spec(row, mode, size, wl, gpu, r, r)
-                            s.variant = v
-                            out.append(s)
+                            out.append(R.Spec(row, mode, size, wl, gpu, r,
+                                              r, variant=v))
                         for ref in (references(row, mode, wl)
                                     if references else ()):
-                            s = R.Spec(row, mode, size, wl, "none", r, r,
-                                       reference=ref)
-                            s.variant = v
-                            out.append(s)
+                            out.append(R.Spec(row, mode, size, wl, "none",
+                                              r, r, reference=ref,
+                                              variant=v))
     return out
 
 
@@ -107,10 +107,24 @@ class Ledger:
                                       path, os.path.dirname(self.raw))))
 
 
+def switch(current, spec, ctx):
+    """Set up SPEC's variant when it is not the CURRENT one (undoing that
+    one's change first); the (variant, undo) now in force."""
+    v, undo = current
+    if spec is not None and spec.variant is v:
+        return current
+    if undo:
+        undo()
+    v = spec.variant if spec is not None else None
+    return v, (v.setup(ctx) if v is not None and v.setup else None)
+
+
 def run_all(ctx, specs, total, first=0):
     """Run SPECS, one progress line each; ctx.ledger keeps the outcome."""
     led = ctx.ledger
+    current = (None, None)
     for i, spec in enumerate(specs, first + 1):
+        current = switch(current, spec, ctx)
         tri = ctx.o.trials.get(spec.workload, 1)
         head = "[%d/%d] %s%s ..." % (i, total, spec.title(),
                                      " trial %d/%d" % (spec.trial + 1, tri)
@@ -129,6 +143,7 @@ def run_all(ctx, specs, total, first=0):
             continue
         led.ok(r)
         say(" " + summary_line(r))
+    switch(current, None, ctx)
 
 
 def spec_what(spec):

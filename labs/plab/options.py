@@ -51,6 +51,9 @@ class Options:
         self.sender_if = self.sender_cpu = None
         self.sender_print = self.check_only = False
         self.hosts = None
+        # Per-run settings beyond path and mode (engine.Variant); [None]:
+        # none. A placement option fills it.
+        self.variants = [None]
 
     def lab(self):
         """True when compare runs on the lab topology (no --iface/--pci)."""

@@ -34,13 +34,16 @@ class Spec:
     trial and round; name is the raw files' base name."""
 
     def __init__(self, row, mode, size, workload, gpu, trial, rnd,
-                 reference=None):
+                 reference=None, variant=None):
         self.row, self.mode, self.size = row, mode, size
         self.workload, self.gpu = workload, gpu
         self.trial, self.round, self.reference = trial, rnd, reference
+        self.variant = variant
         n = "%s-%s-%d-%s" % (row.id, mode, size, workload)
         if gpu != "none":
             n += "-gpu-" + gpu
+        if variant is not None and variant.name:
+            n += "-" + variant.name
         if reference:
             n = "%s-%s" % (reference, n)
         if trial:
@@ -53,6 +56,8 @@ class Spec:
                                  "" if self.gpu == "none" else
                                  " +gpu " + self.gpu, self.size,
                                  self.workload)
+        if self.variant is not None and self.variant.name:
+            s += " [%s]" % self.variant.name
         if self.reference:
             s = "%s (vs %s)" % (self.reference, s)
         return s
@@ -98,6 +103,8 @@ def rx_argv(ctx, spec, count, extra):
             a.append("--hw-stamps")
     if spec.gpu != "none":
         a += ["--gpu", spec.gpu]
+    if spec.variant is not None:
+        a += spec.variant.rx_args
     a += ["--count", str(count), "--idle-timeout", "1000"]
     if spec.mode != "pci":
         a += ["--iface", ctx.rx_if]

@@ -66,6 +66,32 @@ class Plan(unittest.TestCase):
         self.assertEqual([s.trial for s in specs], [0, 0, 1, 1, 2, 2])
 
 
+class Variants(unittest.TestCase):
+    def test_each_row_once_per_variant_and_set_up_in_turn(self):
+        log = []
+
+        def setup(name):
+            def up(ctx):
+                log.append("up " + name)
+                return lambda: log.append("down " + name)
+            return up
+        vs = [engine.Variant("a", ["--x"], setup("a")),
+              engine.Variant("b", ["--y"], setup("b"))]
+        specs = engine.plan(rows("socket"), [64], ["throughput"], ["none"],
+                            {"throughput": 2}, None, vs)
+        self.assertEqual([s.name for s in specs], [
+            "socket-recvmmsg-64-throughput-a",
+            "socket-recvmmsg-64-throughput-b",
+            "socket-recvmmsg-64-throughput-a-t1",
+            "socket-recvmmsg-64-throughput-b-t1"])
+        cur = (None, None)
+        for s in specs:
+            cur = engine.switch(cur, s, None)
+        engine.switch(cur, None, None)
+        self.assertEqual(log, ["up a", "down a", "up b", "down b", "up a",
+                               "down a", "up b", "down b"])
+
+
 class Options(unittest.TestCase):
     def test_trials(self):
         from plab import options
