@@ -15,12 +15,13 @@ from . import engine, paths, references, sender, stats, verbs_host
 from .util import LIB, ROOT, say, tail, track
 
 RATE_LATENCY_VM = 2000  # under TCG 10 kpps saturates the guest's sender
-# The most packets a run in the VM sends: Soft-RoCE under TCG moves some
-# 10 kpps, so the host's counts would take minutes a run (a throughput run
-# of 200,000 about 16 s); these keep a default compare's verbs rows (46
-# runs in 3 trials) to a few minutes. --count still sets throughput's.
-VM_COUNTS = {"throughput": 20000, "latency": 4000, "visibility": 2000,
-             "rtt": 2000}
+# The most packets a run in the VM sends: Soft-RoCE under TCG moves a few
+# thousand messages a second (2-10 kpps, less on a loaded host), so the
+# host's counts would take minutes a run. A default compare took 14 min
+# for its 46 verbs runs at 20,000/4,000 on a loaded 2-vCPU machine; these
+# keep it to a few minutes. --count still sets throughput's.
+VM_COUNTS = {"throughput": 5000, "latency": 2000, "visibility": 1000,
+             "rtt": 1000}
 RUN_LINE = re.compile(r"^(verbs|ref) ")
 
 
