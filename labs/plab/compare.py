@@ -179,8 +179,9 @@ def report(ctx, d, host, total):
         say("\n".join(lines))
         say("")
         from . import figure, plots
-        plots.write(res, d.path)
-        figure.write(res, d.path)
+        if os.environ.get("PATHLAB_NO_PLOTS") != "1":
+            plots.write(res, d.path)
+            figure.write(res, d.path)
         say("pathlab: results in %s (every run: runs.txt)"
             % os.path.join(d.path, "results.json"))
         if ctx.o.tradeoffs:

@@ -99,8 +99,9 @@ def rate(Figure, results):
     footer(fig, results, "Throughput workload. Bars: the median of the"
            " trials; whiskers: min-max. ~x: not distinguishable from row x"
            " (their ranges overlap). Rate from the first to the last packet"
-           " received; loss = sent - received. Hatched white bars:"
-           " reference tools.")
+           " received; loss = sent - received." + (
+               " White bars: reference tools." if any(s["ref"] for s in
+                                                     drawn) else ""))
     return fig
 
 
