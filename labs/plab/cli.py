@@ -1,7 +1,6 @@
 """cli.py - the commands of python3 labs/plab (see __main__.py)."""
 
 import json
-import sys
 
 from .util import Fail, say
 

@@ -84,11 +84,12 @@ def select(o, build):
 def prepare_hosts(ctx):
     """Two hosts: point the runs at the real interface, check the sender,
     set its neighbour entry."""
+    from . import hosts
     o, h = ctx.o, ctx.hosts
     h.rx_if = ctx.rx_if = o.iface or h.rx_netdev
     if ctx.rx_if:
-        ctx.env = sender.env_label(o, ctx.rx_if)
-        h.hw_stamps = sender.hw_stamps_ok(ctx.rx_if)
+        ctx.env = hosts.env_label(o, ctx.rx_if)
+        h.hw_stamps = hosts.hw_stamps_ok(ctx.rx_if)
     else:
         ctx.env = "nic"
         o.workloads = [w for w in o.workloads if w != "visibility"]
@@ -243,7 +244,8 @@ def main(argv):
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, on_signal)
     try:
-        h = sender.check(o, built(build))
+        from . import hosts
+        h = hosts.check(o, built(build))
         if h is not None:
             defer(sender.cleanup, o, h)
         if o.check_only:

@@ -12,7 +12,6 @@ import glob
 import json
 import os
 import re
-import signal  # noqa: F401  (references.py uses harness.signal)
 import time
 
 from . import lab, merge, stats

@@ -11,6 +11,7 @@ vfio-pci. PATHLAB_SYSFS (default /sys) is where PCI devices are looked
 up, so that the tests can give it a tree of their own.
 """
 
+import glob
 import json
 import os
 import re
@@ -98,7 +99,6 @@ def pci_netdevs(pci):
     d = os.path.join(sysfs(), "bus/pci/devices", pci)
     out = []
     for sub in ("net", "virtio*/net"):
-        import glob
         for n in sorted(glob.glob(os.path.join(d, sub, "*"))):
             out.append(os.path.basename(n))
     return out
@@ -247,3 +247,61 @@ def check_lab_only(o):
     if named:
         raise Usage("%s is for two hosts: give --iface IF or --pci ADDR"
                     % named)
+
+
+def hw_stamps_ok(ifn):
+    """True if IFN stamps every received frame in hardware with a clock of
+    its own (ethtool -T)."""
+    r = cmd(["ethtool", "-T", ifn], fail=False)
+    t = r.stdout
+    if r.ret != 0 or "hardware-receive" not in t or \
+            "hardware-raw-clock" not in t or "PTP Hardware Clock: none" in t:
+        return False
+    filt = t.split("Hardware Receive Filter Modes", 1)[-1].splitlines()[1:]
+    return any(l.startswith("\t") and l.split()[:1] == ["all"]
+               for l in filt)
+
+
+def env_label(o, ifn):
+    """The env label of runs on IFN: veth, nic or the driver's name."""
+    from . import lab  # lab imports nothing of ours: no cycle
+    vm = "-vm" if lab.hypervisor() else ""
+    drv = ""
+    for line in cmd(["ethtool", "-i", ifn], fail=False).stdout.splitlines():
+        if line.startswith("driver:"):
+            drv = line.split()[1] if len(line.split()) > 1 else ""
+    if drv == "veth":
+        return "veth" + vm
+    if os.path.exists("/sys/class/net/%s/device" % ifn) or o.pci:
+        return "nic" + vm
+    return (drv or "unknown") + vm
+
+
+def check(o, built):
+    """Check the two-host options (Usage, exit 2); nothing has changed
+    anywhere before this has passed. The Hosts found, or None in the lab."""
+    if o.lab():
+        check_lab_only(o)
+        return None
+    if os.environ.get("PATHLAB_QUEUES"):
+        raise Usage("PATHLAB_QUEUES shapes the lab's veth; a NIC's queues are"
+                    " its own (ethtool -L)")
+    if o.sender_if and not IFNAME.fullmatch(o.sender_if):
+        raise Usage("--sender-if '%s': not an interface name" % o.sender_if)
+    if o.sender_gen == "":
+        raise Usage("--sender-gen: empty")
+    if o.sender_cpu and not re.fullmatch(r"[0-9]{1,4}", o.sender_cpu):
+        raise Usage("--sender-cpu '%s': a CPU number" % o.sender_cpu)
+    from .sender import Hosts, check_sender
+    h = Hosts()
+    o.hosts = h
+    if o.iface:
+        check_iface(h, o.iface)
+    if o.pci:
+        check_pci(h, o.pci)
+        pci_addr(h, o)
+    elif o.rx_addr:
+        raise Usage("--rx-addr is for --pci ports without a kernel interface")
+    check_paths(o, built)
+    check_sender(o, h)
+    return h

@@ -17,6 +17,7 @@ polling included, as our receivers' core figure), all CPUs' busy time
 import os
 import re
 import shutil
+import signal
 
 from . import harness, lab
 from .run import RunFail, RunSkip, where
@@ -109,7 +110,7 @@ def sockperf(ctx, spec, base):
             raise RunFail("sockperf %s failed (exit %d)\n%s" % (
                 mode, c.ret, tail(base + ".gen.out", label="sockperf")))
         m = win.end(drain=0.2)
-        rx.stop(harness.signal.SIGINT, 5)
+        rx.stop(signal.SIGINT, 5)
     out = open(base + ".rx.out", errors="replace").read()
     got = re.search(r"Total (\d+) messages received and handled", out)
     received = int(got.group(1)) if got else 0 if \
@@ -144,7 +145,7 @@ def testpmd(ctx, spec, base):
             win = harness.Window(rx.pid)
             g = harness.gen(ctx, spec, base, count)
             m = win.end(drain=0.3)
-            rx.stop(harness.signal.SIGINT, 10)
+            rx.stop(signal.SIGINT, 10)
     finally:
         shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
     out = open(base + ".rx.out", errors="replace").read()

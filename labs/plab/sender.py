@@ -11,7 +11,7 @@ import shlex
 import shutil
 import subprocess
 
-from . import hosts, lab, paths
+from . import lab, paths
 from .util import Fail, Usage, cmd, say
 
 SSH_TIMEOUT = 10
@@ -244,34 +244,6 @@ def plan(o, h, built):
                 " own device" % (verbs_host.describe(end), txv(o)))
 
 
-def hw_stamps_ok(ifn):
-    """True if IFN stamps every received frame in hardware with a clock of
-    its own (ethtool -T)."""
-    r = cmd(["ethtool", "-T", ifn], fail=False)
-    t = r.stdout
-    if r.ret != 0 or "hardware-receive" not in t or \
-            "hardware-raw-clock" not in t or "PTP Hardware Clock: none" in t:
-        return False
-    filt = t.split("Hardware Receive Filter Modes", 1)[-1].splitlines()[1:]
-    return any(l.startswith("\t") and l.split()[:1] == ["all"]
-               for l in filt)
-
-
-def env_label(o, ifn):
-    """The env label of runs on IFN: veth, nic or the driver's name."""
-    vm = "-vm" if lab.hypervisor() else ""
-    drv = ""
-    for line in cmd(["ethtool", "-i", ifn], fail=False).stdout.splitlines():
-        if line.startswith("driver:"):
-            drv = line.split()[1] if len(line.split()) > 1 else ""
-    if drv == "veth":
-        return "veth" + vm
-    import os
-    if os.path.exists("/sys/class/net/%s/device" % ifn) or o.pci:
-        return "nic" + vm
-    return (drv or "unknown") + vm
-
-
 def gen_printed_json(line):
     """The generator object of a run whose command was printed."""
     return {"tool": "pathlab-gen", "printed_command": line}
@@ -284,36 +256,6 @@ def parse_json(text):
     except ValueError:
         return None
     return v if isinstance(v, dict) else None
-
-
-def check(o, built):
-    """Check the two-host options (Usage, exit 2); nothing has changed
-    anywhere before this has passed. The Hosts found, or None in the lab."""
-    if o.lab():
-        hosts.check_lab_only(o)
-        return None
-    import os
-    if os.environ.get("PATHLAB_QUEUES"):
-        raise Usage("PATHLAB_QUEUES shapes the lab's veth; a NIC's queues are"
-                    " its own (ethtool -L)")
-    if o.sender_if and not hosts.IFNAME.fullmatch(o.sender_if):
-        raise Usage("--sender-if '%s': not an interface name" % o.sender_if)
-    if o.sender_gen == "":
-        raise Usage("--sender-gen: empty")
-    if o.sender_cpu and not re.fullmatch(r"[0-9]{1,4}", o.sender_cpu):
-        raise Usage("--sender-cpu '%s': a CPU number" % o.sender_cpu)
-    h = Hosts()
-    o.hosts = h
-    if o.iface:
-        hosts.check_iface(h, o.iface)
-    if o.pci:
-        hosts.check_pci(h, o.pci)
-        hosts.pci_addr(h, o)
-    elif o.rx_addr:
-        raise Usage("--rx-addr is for --pci ports without a kernel interface")
-    hosts.check_paths(o, built)
-    check_sender(o, h)
-    return h
 
 
 def print_wait():

@@ -2,7 +2,7 @@
 
 import unittest
 
-from plabtest import results, run  # noqa: F401 (sets the path)
+from plabtest import run
 
 from plab import stats, summary
 
