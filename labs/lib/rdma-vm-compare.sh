@@ -34,9 +34,11 @@
 # GID), named in the note once its JSON is back. Every run gets an
 # env_note naming the devices.
 #
-# For each run it writes OUT/raw/verbs-MODE-SIZE-WORKLOAD.{rx,gen,run}.json
+# For each run it writes OUT/raw/verbs-MODE-SIZE-WORKLOAD.{rx,gen,merge}.json
 # like compare's other paths: the receiver's JSON, the sender's summary
-# (pathlab-tx-verbs, merged like pathlab-gen's) and the merged run. In the
+# (pathlab-tx-verbs, merged like pathlab-gen's) and what the merge needs
+# from here (tcpdump's counts, the env note); compare merges them into the
+# run on the host (no Python started in the guest per run). In the
 # visibility workload tcpdump on the receiving veth counts the RoCE v2 data
 # packets (UDP port 4791, end markers excluded) that crossed it. UD at a
 # size whose message does not fit one packet is skipped, with a note.
@@ -76,7 +78,6 @@ CPUS=1,0
 WORKLOADS=(throughput latency visibility rtt) # the order of COUNTS, RATES
 FAILED=0
 PLAN=""
-PYTHON=${PATHLAB_PYTHON:-/usr/bin/python3}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -288,7 +289,7 @@ run_failed() {
 # after the first adds -tTRIAL to its files.
 one_run() {
 	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 trial=${7:-0} base rx_pid rc seen="" drop=""
-	local rx_args=() tx_args=() wait_ms=30000 note=$ENV_NOTE dev merged=()
+	local rx_args=() tx_args=() wait_ms=30000 note=$ENV_NOTE dev
 	base=$OUT/verbs-$mode-$size-$wl
 	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	[ "$trial" = 0 ] || base=$base-t$trial
@@ -363,15 +364,18 @@ one_run() {
 		dev=$(jq -r '.verbs.device // empty' "$base.gen.json")
 		note+=${dev:+, device $dev there (its own choice)}
 	fi
-	[ -z "$seen" ] || merged+=(--tcpdump "$seen")
-	[ -z "$drop" ] || merged+=(--tcpdump-dropped "$drop")
-	"$PYTHON" "$REPO/labs/plab" merge "$base.rx.json" "$base.gen.json" \
-		"${merged[@]}" --env-note "$note" >"$base.run.json" ||
-		{ run_failed "$base" "merging the JSON failed"; return 1; }
-	jq -r '"\(.pps / 100 | round / 10) kpps, received \(.received)/\(.sent), lost \(.lost), unattributed \(.unattributed)"
-		+ (if .workload == "latency" then ", p50 \(.latency_ns.p50 / 100 | round / 10) us one-way" else "" end)
-		+ (if .workload == "visibility" then ", tcpdump saw \(.tcpdump_seen)" else "" end)
-		+ (if .rtt_ns then ", round trip p50 \(.rtt_ns.p50 / 100 | round / 10) us" else "" end)' "$base.run.json"
+	# compare merges the two JSON files on the host (labs/plab/merge.py):
+	# what only this side knows goes beside them.
+	jq -n --argjson seen "${seen:-null}" --argjson drop "${drop:-null}" \
+		--arg note "$note" '{tcpdump: $seen, tcpdump_dropped: $drop,
+		env_note: $note}' >"$base.merge.json"
+	jq -rn --slurpfile rx "$base.rx.json" --slurpfile gen "$base.gen.json" \
+		'$rx[0] as $r | $gen[0] as $g
+		| "\(($r.pps // 0) / 100 | round / 10) kpps, received \($r.received) of \($g.sent) sent"
+		+ (if $r.workload == "latency" then ", p50 \($r.latency_ns.p50 / 100 | round / 10) us one-way" else "" end)
+		+ (if $r.workload == "visibility" then ", tcpdump saw \($seen)" else "" end)
+		+ (if $g.rtt then ", round trip p50 \($g.rtt.p50_ns / 100 | round / 10) us" else "" end)' \
+		--argjson seen "${seen:-null}"
 }
 
 # One perftest run of TOOL (ib_send_bw or ib_send_lat) for MODE at SIZE,

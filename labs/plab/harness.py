@@ -155,12 +155,24 @@ def finish(ctx, spec, base, run):
 
 
 def load_run(ctx, spec, base):
-    """Our verbs run from the harness, with its trial and round."""
+    """Our verbs run from the harness's files: the receiver's and the
+    sender's JSON merged here with what the harness noted (tcpdump's
+    counts, the env note), into NAME.run.json; with its trial and round.
+    None when the harness left no run."""
     try:
-        run = merge.read_json(base + ".run.json")
+        extra = merge.read_json(base + ".merge.json")
+        run = merge.merge(merge.read_json(base + ".rx.json"),
+                          merge.read_json(base + ".gen.json"),
+                          extra.get("tcpdump"), extra.get("tcpdump_dropped"),
+                          extra.get("env_note"))
     except ValueError:
         return None
+    if not ctx.o.lab():
+        from .sender import finish_run
+        finish_run(ctx.o, ctx.hosts, run, base)
     run["trial"], run["round"] = spec.trial, spec.round
+    with open(base + ".run.json", "w") as f:
+        json.dump(run, f, indent=2)
     return run
 
 

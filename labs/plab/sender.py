@@ -203,7 +203,7 @@ def cleanup(o, h):
             err=True)
 
 
-def annotate(o, h, run, printed_cmd=None):
+def annotate(o, h, run):
     """Label RUN with where its generator ran."""
     run["sender"] = {"kind": h.kind, "where": o.sender or "print",
                      "rx_addr": h.rx_addr, "rx_iface": h.rx_if,

@@ -128,7 +128,7 @@ class Verbs:
         failed = 0
         for s in self.specs:
             base = os.path.join(ctx.raw, s.name)
-            if os.path.exists(base + ".run.json") or s.reference:
+            if os.path.exists(base + ".merge.json") or s.reference:
                 run = references.load_verbs_run(ctx, s, base)
                 if run is not None:
                     # The machine over the whole boot: the VM's runs
