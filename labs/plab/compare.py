@@ -262,7 +262,12 @@ def main(argv):
             raise Fail("%s is not built" % paths.GEN_BIN)
         return compare(o, build)
     except KeyboardInterrupt:
-        say("pathlab: compare: interrupted", err=True)
+        say("\npathlab: compare: interrupted (Ctrl-C): cleaning up", err=True)
         return 130
+    except SystemExit as e:
+        if isinstance(e.code, int) and e.code > 128:
+            say("\npathlab: compare: stopped by signal %d: cleaning up"
+                % (e.code - 128), err=True)
+        raise
     finally:
         cleanup()
