@@ -257,8 +257,7 @@ static int gpu_xsk_open(struct xsk_rx *rx, struct gpu_xsk *gx)
 	size_t stage = (size_t)rx->batch * rx->cfg->frame_size;
 	int err;
 
-	err = pl_gpu_host_register(g, rx->area, rx->area_len,
-				   gx->copy ? 0 : PL_GPU_MAPPED, &gx->umem_dev);
+	err = pl_gpu_host_register(g, rx->area, rx->area_len, 0, &gx->umem_dev);
 	if (!err && gx->copy) {
 		gx->stage = pl_gpu_dev_alloc(g, stage, 0);
 		err = gx->stage ? 0 : -errno;
@@ -271,14 +270,16 @@ static int gpu_xsk_open(struct xsk_rx *rx, struct gpu_xsk *gx)
 
 int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 {
+	const struct pl_gpu_where at = { .pci = c->gpu_pci,
+					 .nic = c->rx.iface };
 	struct gpu_xsk *gx = calloc(1, sizeof(*gx));
-	char why[256] = "";
+	char why[512] = "";
 	int err;
 
 	if (!gx)
 		return -ENOMEM;
 	gx->copy = c->gpu_mode == GPU_XSK_COPY;
-	err = pl_gpu_open(&gx->g, c->gpu, why, sizeof(why));
+	err = pl_gpu_open(&gx->g, c->gpu, &at, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "pathlab-rx-xsk: --gpu %s: %s\n",
 			pl_gpu_kinds[c->gpu], why[0] ? why : strerror(-err));

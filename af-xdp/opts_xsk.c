@@ -107,6 +107,7 @@ int xsk_options(int argc, char **argv, struct xsk_cfg *c)
 		{ "gpu-mode", PL_OPT_CHOICE, &c->gpu_mode, "MODE",
 		  "the GPU reads the UMEM in place, or gets a copy", 0, 0,
 		  gpu_xsk_modes },
+		PL_GPU_OPT_PCI(&c->gpu_pci),
 		PL_RX_OPT_TRACE(&c->rx, "datagram"),
 		PL_RX_OPT_CPU(&c->rx),
 		PL_RX_OPT_QUEUES(&c->rx, "RX queue"),
@@ -128,6 +129,7 @@ int xsk_options(int argc, char **argv, struct xsk_cfg *c)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c->need_wakeup = wakeup;
 	if (!check_cfg(c) || !check_queues(c) ||
+	    !pl_gpu_opts_ok("pathlab-rx-xsk", c->gpu, c->gpu_pci) ||
 	    pl_mgmt_refuse_iface("pathlab-rx-xsk", c->rx.iface))
 		return PL_EXIT_USAGE;
 	return -1;

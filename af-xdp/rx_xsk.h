@@ -33,7 +33,8 @@ struct xsk_cfg {
 	int action; /* enum pl_xdp_action */
 	int attach, bind, loop;
 	bool need_wakeup;
-	int gpu, gpu_mode; /* enum pl_gpu_kind, GPU_XSK_* */
+	int gpu, gpu_mode;   /* enum pl_gpu_kind, GPU_XSK_* */
+	const char *gpu_pci; /* --gpu-pci, or NULL */
 };
 
 /*

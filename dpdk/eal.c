@@ -211,6 +211,11 @@ int eal_args_build(struct eal_args *e, const struct cfg *c,
 	if (c->pci) {
 		err |= add_arg(e, "-a");
 		err |= add_arg(e, "%s", c->pci);
+		/* DPDK's gpu/cuda driver probes only an allowed GPU. */
+		if (c->gpu_allow[0]) {
+			err |= add_arg(e, "-a");
+			err |= add_arg(e, "%s", c->gpu_allow);
+		}
 	} else {
 		err |= add_arg(e, "--no-pci");
 		err |= add_vdevs(e, c, vdevs, pl_rx_queues(&c->rx));

@@ -3,11 +3,16 @@
  * --gpu sim|cuda on the DPDK path: the PMD writes packets straight into
  * device memory, in five steps before the port starts:
  *
- *   1. device memory: rte_gpu_mem_alloc() where DPDK's gpu/cuda driver is
- *      there (it sets SYNC_MEMOPS), else the backend's allocation with it
+ *   1. device memory: rte_gpu_mem_alloc() on the gpudev device that is the
+ *      GPU the backend opened (same PCI address), where DPDK's gpu/cuda
+ *      driver probed it (it sets SYNC_MEMOPS); else the backend's
+ *      allocation with it. The GPU is on EAL's allow-list (eal.c) for that.
  *   2. rte_extmem_register(): DPDK learns the range (no IOVAs given)
- *   3. rte_dev_dma_map(): the NIC's IOMMU mapping (mlx5: an MR over GPU
- *      memory, which needs nvidia-peermem or dma-buf in the kernel)
+ *   3. rte_dev_dma_map(): the NIC maps it. mlx5 in DPDK 22.11 registers
+ *      the range with ibv_reg_mr() on its virtual address, here and again
+ *      when the RX queue takes the pool (its mempool registration covers
+ *      pinned external buffers): on GPU memory that works only with the
+ *      nvidia-peermem module. 22.11 has no dma-buf path for it.
  *   4. rte_pktmbuf_pool_create_extbuf(): mbufs whose data buffers are
  *      slices of that range; the mbuf headers stay in host memory
  *   5. that pool on the RX queue (port.c, through port->ext_pool)
@@ -15,7 +20,8 @@
  * Then the poll loop reads only mbuf headers: the address and length of
  * each packet go to the consumer, which checks the frames on the GPU.
  * With the emulated GPU the "NIC" is a vdev whose PMD copies each frame
- * with the CPU into the emulated device memory, standing in for the DMA;
+ * with the CPU into the emulated device memory, standing in for the DMA
+ * (so that memory stays open to the CPU: the PMD runs in this process);
  * with a real GPU only a PMD that DMAs can fill device memory.
  */
 #define ALLOW_EXPERIMENTAL_API /* gpudev, extmem and dev_dma_map are */
@@ -26,6 +32,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +47,6 @@
 #include <rte_mbuf.h>
 #include <rte_memory.h>
 
-#define GPU_PAGE   (64u * 1024) /* what GPUDirect maps in */
 #define MBUF_CACHE 256
 
 enum { STEP_ALLOC, STEP_EXTMEM, STEP_DMA_MAP, STEP_POOL, STEP_RXQ, STEPS };
@@ -60,7 +66,7 @@ struct gpu_dpdk {
 	int16_t gpudev; /* rte_gpu device, or -1: the backend allocated */
 	bool registered, mapped;
 	uint64_t in_device, outside;
-	char step[STEPS][96];
+	char step[STEPS][192];
 	int err;
 };
 
@@ -208,18 +214,79 @@ static void step(struct gpu_dpdk *gd, int i, const char *fmt, const char *s)
 	snprintf(gd->step[i], sizeof(gd->step[i]), fmt, s);
 }
 
-/* Step 1: device memory, from gpudev if it has a device, else ours. */
+/* Why gpudev has no device for GPU pci, in words (for dpdk_steps). */
+static void no_gpudev(struct gpu_dpdk *gd, const struct cfg *c, const char *pci)
+{
+	glob_t gl;
+	bool driver =
+		!glob(RTE_EAL_PMD_PATH "/librte_gpu_cuda.so*", 0, NULL, &gl);
+
+	globfree(&gl);
+	if (!c->gpu_allow[0])
+		step(gd, STEP_ALLOC,
+		     "no gpudev device: the GPU %s was not on EAL's "
+		     "allow-list (-a ADDR); cuMemAlloc + SYNC_MEMOPS instead",
+		     pci);
+	else if (!driver)
+		step(gd, STEP_ALLOC,
+		     "no gpudev device for %s: this DPDK has no gpu/cuda "
+		     "driver (Debian's 22.11 ships gpudev without it); "
+		     "cuMemAlloc + SYNC_MEMOPS instead",
+		     pci);
+	else
+		step(gd, STEP_ALLOC,
+		     "no gpudev device for %s: DPDK's gpu/cuda driver did not "
+		     "probe it (its GPU table, or see the EAL log); cuMemAlloc "
+		     "+ SYNC_MEMOPS instead",
+		     pci);
+}
+
+/*
+ * The gpudev device that is the GPU the backend opened: the same PCI
+ * address (gpu/cuda names a device by it). -1 when gpudev has none;
+ * -EXDEV when it has devices and none is that GPU.
+ */
+static int gpudev_of(const struct pl_gpu *g)
+{
+	struct rte_gpu_info info;
+	char pci[16];
+	int16_t id;
+	int n = 0;
+
+	RTE_GPU_FOREACH(id)
+	{
+		if (rte_gpu_info_get(id, &info) || !info.name)
+			continue;
+		n++;
+		if (!pl_gpu_pci_norm(info.name, pci, sizeof(pci)) &&
+		    !strcmp(pci, g->pci))
+			return id;
+		fprintf(stderr,
+			"pathlab-rx-dpdk: gpudev device %d is %s, not the GPU "
+			"CUDA opened (%s)\n",
+			id, info.name, g->pci);
+	}
+	return n ? -EXDEV : -1;
+}
+
+/* Step 1: device memory, from gpudev for our GPU if it has it, else ours. */
 static int gpu_memory(struct gpu_dpdk *gd, const struct cfg *c)
 {
 	size_t len = (size_t)c->mbufs * RTE_MBUF_DEFAULT_BUF_SIZE;
+	int id = -1;
 
 	gd->gpudev = -1;
-	gd->page = c->gpu == PL_GPU_CUDA ? GPU_PAGE
+	gd->page = c->gpu == PL_GPU_CUDA ? PL_GPU_PAGE
 					 : (size_t)sysconf(_SC_PAGESIZE);
 	gd->len = RTE_ALIGN_CEIL(len, gd->page);
-	if (c->gpu == PL_GPU_CUDA && rte_gpu_count_avail() > 0) {
-		gd->gpudev = 0;
-		gd->alloc = rte_gpu_mem_alloc(0, gd->len, (unsigned)gd->page);
+	if (c->gpu == PL_GPU_CUDA)
+		id = gpudev_of(gd->g);
+	if (id == -EXDEV)
+		return -EXDEV; /* another GPU: its memory is not ours */
+	if (id >= 0) {
+		gd->gpudev = (int16_t)id;
+		gd->alloc = rte_gpu_mem_alloc(gd->gpudev, gd->len,
+					      (unsigned)gd->page);
 		if (!gd->alloc)
 			return -rte_errno;
 		gd->base = gd->alloc;
@@ -232,12 +299,31 @@ static int gpu_memory(struct gpu_dpdk *gd, const struct cfg *c)
 	if (!gd->alloc)
 		return -errno;
 	gd->base = (void *)RTE_ALIGN_CEIL((uintptr_t)gd->alloc, gd->page);
-	step(gd, STEP_ALLOC, "%s",
-	     c->gpu == PL_GPU_CUDA
-		     ? "no gpudev device (DPDK without its gpu/cuda driver): "
-		       "cudaMalloc + SYNC_MEMOPS"
-		     : "not used: emulated device memory from the backend");
+	if (c->gpu == PL_GPU_CUDA) {
+		no_gpudev(gd, c, gd->g->pci);
+		fprintf(stderr, "pathlab-rx-dpdk: %s\n", gd->step[STEP_ALLOC]);
+	} else
+		step(gd, STEP_ALLOC, "%s",
+		     "not used: emulated device memory from the backend");
 	return 0;
+}
+
+/* Say why the NIC could not map GPU memory: nvidia-peermem, mostly. */
+static void dma_map_failed(const struct gpu_dpdk *gd)
+{
+	int e = rte_errno;
+
+	fprintf(stderr,
+		"pathlab-rx-dpdk: rte_dev_dma_map of %zu bytes of GPU memory "
+		"on %s: %s. mlx5 registers it with ibv_reg_mr(), which on GPU "
+		"memory needs the nvidia-peermem module: %s%s\n",
+		gd->len, rte_dev_name(gd->dev), rte_strerror(e),
+		pl_gpu_peermem(),
+		access("/sys/module/nvidia_peermem", F_OK)
+			? ""
+			: "; so the GPU and the NIC could not peer (see "
+			  "labs/pathlab doctor: topology, IOMMU, ACS)");
+	rte_errno = e;
 }
 
 /* 8< gpu-dpdk-steps */
@@ -265,6 +351,7 @@ static int gpu_pool(struct gpu_dpdk *gd, const struct cfg *c,
 		step(gd, STEP_DMA_MAP, "not supported by this vdev: %s",
 		     rte_strerror(rte_errno));
 	} else {
+		dma_map_failed(gd);
 		return -rte_errno;
 	}
 	port->ext_pool = rte_pktmbuf_pool_create_extbuf(
@@ -337,14 +424,34 @@ static bool port_check(struct gpu_dpdk *gd, const struct cfg *c)
 /* Open the GPU, or leave: no GPU is a skip, as no NIC is. */
 static void gpu_open_or_exit(struct gpu_dpdk *gd, const struct cfg *c)
 {
-	char why[256] = "";
-	int err = pl_gpu_open(&gd->g, c->gpu, why, sizeof(why));
+	const struct pl_gpu_where at = {
+		.pci = c->gpu_allow[0] ? c->gpu_allow : c->gpu_pci,
+		.nic = c->pci ? c->pci : c->rx.iface,
+	};
+	char why[512] = "";
+	int err = pl_gpu_open(&gd->g, c->gpu, &at, why, sizeof(why));
 
 	if (!err)
 		return;
 	fprintf(stderr, "pathlab-rx-dpdk: --gpu %s: %s\n", pl_gpu_kinds[c->gpu],
 		why[0] ? why : strerror(-err));
 	exit(err == -ENODEV || err == -ENOENT ? PL_EXIT_SKIP : PL_EXIT_FAIL);
+}
+
+int gpu_dpdk_pick(struct cfg *c)
+{
+	const struct pl_gpu_where at = { .pci = c->gpu_pci, .nic = c->pci };
+	char how[256] = "";
+
+	c->gpu_allow[0] = '\0';
+	if (c->gpu != PL_GPU_CUDA || !c->pci)
+		return 0;
+	if (pl_gpu_pick("", &at, c->gpu_allow, sizeof(c->gpu_allow), how,
+			sizeof(how))) {
+		fprintf(stderr, "pathlab-rx-dpdk: %s\n", how);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
@@ -362,8 +469,12 @@ int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 	vdev = port_check(gd, c);
 	gpu_open_or_exit(gd, c);
 	gd->g->variant = "nic-dma";
-	/* mlx5 in DPDK 22.11 registers the range with ibv_reg_mr(). */
+	/* mlx5 in DPDK 22.11 registers the range with ibv_reg_mr() only. */
 	gd->g->registration = "peermem";
+	if (vdev)
+		gd->g->dma_by = "the vdev's PMD copies it, on the CPU, into "
+				"the (emulated) device memory: a CPU copy "
+				"standing in for a NIC's DMA";
 	gd->g->note = vdev ? "the mbufs' data buffers are (emulated) device "
 			     "memory: the vdev's copy into them stands in for "
 			     "the NIC's DMA"
@@ -383,7 +494,9 @@ int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 		fprintf(stderr, "pathlab-rx-dpdk: --gpu %s: %s: %s\n",
 			pl_gpu_kinds[c->gpu],
 			i < STEP_RXQ ? step_names[i] : "the consumer's batch",
-			strerror(-err));
+			err == -EXDEV ? "gpudev's devices are other GPUs than "
+					"the one CUDA opened"
+				      : strerror(-err));
 		rx->gpu = gd;
 		gpu_dpdk_teardown(rx);
 		return err;

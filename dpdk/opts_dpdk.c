@@ -77,6 +77,7 @@ int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 		{ "gpu", PL_OPT_CHOICE, &c->gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
+		PL_GPU_OPT_PCI(&c->gpu_pci),
 		{ "hw-stamps", PL_OPT_FLAG, &c->hw_stamps, NULL,
 		  "split the latency at the NIC's RX stamps (the timestamp "
 		  "offload; exit 77 without it: the lab's vdevs have none)" },
@@ -99,7 +100,8 @@ int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 			   "[EAL args --] [options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
-	if (!check_cfg(c))
+	if (!check_cfg(c) ||
+	    !pl_gpu_opts_ok("pathlab-rx-dpdk", c->gpu, c->gpu_pci))
 		return PL_EXIT_USAGE;
 	if (e->argc <= 1 && !c->rx.iface == !c->pci) {
 		fprintf(stderr, "pathlab-rx-dpdk: give --iface IF (lab vdev) "
@@ -110,6 +112,8 @@ int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 	if ((c->pci && eal_check_pci(c->pci)) || eal_check_mgmt(e, c))
 		return PL_EXIT_USAGE;
 	if (e->argc <= 1 && eal_check_queues(c))
+		return PL_EXIT_USAGE;
+	if (gpu_dpdk_pick(c))
 		return PL_EXIT_USAGE;
 	if (e->argc > 1)
 		eal_args_prefix(e);

@@ -41,7 +41,11 @@ struct cfg {
 	unsigned cpu;
 	int vdev;
 	bool xstats;
-	int gpu;	/* enum pl_gpu_kind */
+	int gpu;	     /* enum pl_gpu_kind */
+	const char *gpu_pci; /* --gpu-pci, or NULL */
+	/* --gpu cuda on a PCI NIC: the GPU's address, for EAL's allow-list
+	 * (DPDK's gpu/cuda driver probes only allowed devices), or "". */
+	char gpu_allow[16];
 	bool hw_stamps; /* --hw-stamps: the timestamp offload (port.c) */
 };
 
@@ -247,6 +251,13 @@ void dpdk_trace_setup(struct dpdk_rx *rx, const struct cfg *c);
 
 /* The GPU variant (gpu_dpdk.c): steps 1-4 and its loop, before the port. */
 int gpu_dpdk_setup(struct dpdk_rx *rx, const struct cfg *c);
+
+/*
+ * Before EAL starts: for --gpu cuda on a PCI NIC, the GPU the run will
+ * use (--gpu-pci, else the one nearest the NIC) into c->gpu_allow, for the
+ * allow-list. 0, or -EINVAL after a one-line error.
+ */
+int gpu_dpdk_pick(struct cfg *c);
 
 /*
  * --trace N with --gpu: the GPU's setup as trace events, and its traced

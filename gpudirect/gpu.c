@@ -71,10 +71,55 @@ static const struct pl_gpu_ops *backend(struct pl_gpu *g, char *why,
 	return ops;
 }
 
-int pl_gpu_open(struct pl_gpu **gp, enum pl_gpu_kind kind, char *why,
-		size_t why_len)
+/*
+ * Say why an open failed where a GPU is there all the same: that is a
+ * GPU this build or this machine cannot use, a failed run (-EIO), not a
+ * machine without one (a skip).
+ */
+static int present_but_unusable(int err, char *why, size_t why_len)
+{
+	char first[32] = "", was[256];
+	unsigned n = pl_gpu_sysfs_gpus("", first, sizeof(first));
+
+	if ((err != -ENODEV && err != -ENOENT) || !n)
+		return err;
+	snprintf(was, sizeof(was), "%s", why);
+	snprintf(why, why_len,
+		 "%u NVIDIA GPU(s) on PCI (the first at %s), and none usable: "
+		 "%s",
+		 n, first, was);
+	return -EIO;
+}
+
+/*
+ * The GPU the driver opened must be the one sysfs picked (want, "" when
+ * none was): CUDA's device order need not be PCI order, and a kernel on
+ * another GPU would touch another GPU's memory. Its NUMA node, too.
+ */
+static int same_gpu(struct pl_gpu *g, const char *want, char *why,
+		    size_t why_len)
+{
+	char pci[32], path[96], node[16];
+
+	if (pl_gpu_pci_norm(g->pci, pci, sizeof(pci)) ||
+	    (want[0] && strcmp(pci, want))) {
+		snprintf(why, why_len,
+			 "CUDA opened the GPU at %s, not the one at %s", g->pci,
+			 want);
+		return -EIO;
+	}
+	snprintf(g->pci, sizeof(g->pci), "%s", pci);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", pci);
+	g->numa_node =
+		pl_gpu_sys_line("", path, node, sizeof(node)) ? -1 : atoi(node);
+	return 0;
+}
+
+int pl_gpu_open(struct pl_gpu **gp, enum pl_gpu_kind kind,
+		const struct pl_gpu_where *at, char *why, size_t why_len)
 {
 	struct pl_gpu *g;
+	char want[32];
 	int err;
 
 	*gp = NULL;
@@ -85,19 +130,40 @@ int pl_gpu_open(struct pl_gpu **gp, enum pl_gpu_kind kind, char *why,
 		return -ENOMEM;
 	g->kind = kind;
 	g->numa_node = -1;
+	g->writes_ordering = -1;
 	g->variant = g->registration = g->note = "";
+	snprintf(g->picked, sizeof(g->picked), "the emulated GPU");
+	if (kind == PL_GPU_CUDA) {
+		err = pl_gpu_pick("", at, g->pci, sizeof(g->pci), g->picked,
+				  sizeof(g->picked));
+		if (err) {
+			snprintf(why, why_len, "%s", g->picked);
+			err = -EINVAL; /* bad input: not a skip */
+			goto out_free;
+		}
+	}
 	g->ops = backend(g, why, why_len);
 	if (!g->ops) {
 		err = -ENOENT;
 		goto out_free;
 	}
+	snprintf(want, sizeof(want), "%s", g->pci);
 	err = g->ops->open(g, why, why_len);
 	if (err)
 		goto out_free;
+	if (kind == PL_GPU_CUDA) {
+		err = same_gpu(g, want, why, why_len);
+		if (err)
+			goto out_close;
+	}
 	*gp = g;
 	return 0;
 
+out_close:
+	g->ops->close(g);
 out_free:
+	if (kind == PL_GPU_CUDA)
+		err = present_but_unusable(err, why, why_len);
 	if (g->module)
 		dlclose(g->module);
 	free(g);
@@ -172,6 +238,9 @@ void *pl_gpu_dev_alloc(struct pl_gpu *g, size_t len, unsigned flags)
 		errno = len ? ENOSPC : EINVAL;
 		return NULL;
 	}
+	/* A NIC maps, and dma-buf exports, whole pages: give it whole ones. */
+	if (flags & PL_GPU_NIC_WRITES)
+		len = (len + PL_GPU_PAGE - 1) / PL_GPU_PAGE * PL_GPU_PAGE;
 	r = &g->region[g->nregions];
 	*r = (struct pl_gpu_region){ .len = len, .flags = flags };
 	err = g->ops->dev_alloc(g, r);
@@ -272,11 +341,42 @@ bool pl_gpu_in_device(struct pl_gpu *g, uint64_t addr, size_t len)
 	return r && !r->host;
 }
 
+void pl_gpu_nic_registered(struct pl_gpu *g, void *dev)
+{
+	struct pl_gpu_region *r = pl_gpu_find(g, (uintptr_t)dev, 1);
+
+	if (!r || r->host || r->dev != (uintptr_t)dev ||
+	    (r->flags & PL_GPU_NIC_OWNED))
+		return;
+	r->flags |= PL_GPU_NIC_OWNED;
+	g->ops->nic_registered(g, r);
+}
+
+const char *pl_gpu_peermem(void)
+{
+	return access("/sys/module/nvidia_peermem", F_OK)
+		       ? "nvidia-peermem is not loaded (modprobe "
+			 "nvidia-peermem)"
+		       : "nvidia-peermem is loaded";
+}
+
+int pl_gpu_flush_nic_writes(struct pl_gpu *g)
+{
+	return g->ops->flush_nic_writes(g);
+}
+
 int pl_gpu_export_dmabuf(struct pl_gpu *g, void *dev, size_t len, int *fd)
 {
-	struct pl_gpu_region *r = pl_gpu_find(g, (uintptr_t)dev, len);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct pl_gpu_region *r;
 
+	*fd = -1;
+	/* The export takes whole host pages: round up, inside the region. */
+	len = (len + pg - 1) / pg * pg;
+	r = pl_gpu_find(g, (uintptr_t)dev, len);
 	if (!r || r->host)
 		return -EFAULT;
+	if ((uintptr_t)dev % pg)
+		return -EINVAL;
 	return g->ops->export_dmabuf(g, dev, len, fd);
 }

@@ -12,18 +12,22 @@
 
 #define PL_GPU_CUDA_MODULE "libpathlab-gpu-cuda.so"
 #define PL_GPU_CUDA_OPS	   "pl_gpu_cuda_ops"
-#define PL_GPU_ABI	   1 /* bumped when this table changes */
+#define PL_GPU_ABI	   2 /* bumped when this table changes */
 
 struct pl_gpu_ops {
 	unsigned abi; /* PL_GPU_ABI */
 	const char *name;
-	/* Find the GPU, fill g->device, g->pci, g->numa_node. */
+	/*
+	 * Open the GPU at g->pci ("" for the first), fill g->device,
+	 * g->pci (as the driver names it), g->software,
+	 * g->writes_ordering, g->can_flush.
+	 */
 	int (*open)(struct pl_gpu *g, char *why, size_t why_len);
 	void (*close)(struct pl_gpu *g);
 	/* Device memory; r->dev out, r->priv for the backend's use. */
 	int (*dev_alloc)(struct pl_gpu *g, struct pl_gpu_region *r);
 	void (*dev_free)(struct pl_gpu *g, struct pl_gpu_region *r);
-	/* Pin (and with PL_GPU_MAPPED map) r->host; r->dev out. */
+	/* Pin and map r->host; r->dev (where kernels read it) out. */
 	int (*host_register)(struct pl_gpu *g, struct pl_gpu_region *r);
 	void (*host_unregister)(struct pl_gpu *g, struct pl_gpu_region *r);
 	/* Pinned host memory the GPU reads and writes in place. */
@@ -36,7 +40,12 @@ struct pl_gpu_ops {
 	/* Run the consumer after the queued copies; wait for it. */
 	int (*consume)(struct pl_gpu *g, const struct pl_gpu_batch *b,
 		       unsigned n);
+	/* Export [dev, dev + len) (len a multiple of the host page). */
 	int (*export_dmabuf)(struct pl_gpu *g, void *dev, size_t len, int *fd);
+	/* A NIC has region r mapped: only it writes there now. */
+	void (*nic_registered)(struct pl_gpu *g, struct pl_gpu_region *r);
+	/* Make completed NIC writes visible to running kernels. */
+	int (*flush_nic_writes)(struct pl_gpu *g);
 };
 
 /* The emulated GPU (gpu_sim.c), and the CUDA module's table. */

@@ -45,8 +45,7 @@ static int check_reach(struct pl_gpu *g, const struct pl_gpu_desc *d,
 
 	for (i = 0; i < n; i++) {
 		r = pl_gpu_find(g, d[i].addr, d[i].len);
-		/* Pinned but not mapped: the GPU has no address for it. */
-		if (!r || (r->host && !(r->flags & PL_GPU_MAPPED)))
+		if (!r)
 			return -EFAULT;
 		if (r->host) {
 			g->acct.mapped_pkts++;

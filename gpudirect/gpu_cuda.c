@@ -1,280 +1,267 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CUDA backend, built into libpathlab-gpu-cuda.so with consumer.cu and
- * loaded by gpu.c only for --gpu cuda, so that no receiver needs a CUDA
- * library to start. The runtime is linked in statically; the few driver
- * calls (the pointer attribute, the dma-buf export) are looked up through
- * cudaGetDriverEntryPointByVersion(), so the module links no libcuda and
- * loads on a machine without a driver, where open() says "no GPU".
+ * The CUDA backend, built into libpathlab-gpu-cuda.so with the consumer's
+ * fatbin and loaded by gpu.c only for --gpu cuda, so that no receiver
+ * needs a CUDA library to start. It speaks the driver API (cuda_drv.h), so
+ * it runs on drivers older than the toolkit it was built with; the kernel
+ * is SASS for the architectures the build names plus PTX, loaded and run
+ * once at open: any JIT and first-launch cost is paid before the run.
  *
  * One stream carries everything: the async host-to-device copies, then
  * the consumer kernel, then the wait. Descriptors and results live in
  * pinned host memory mapped for the GPU (a few bytes per packet).
- * Simplification: one GPU, CUDA device 0, and one batch in flight; a
- * pipeline would copy batch n+1 while the kernel checks batch n.
+ * Simplification: one batch in flight; a pipeline would copy batch n+1
+ * while the kernel checks batch n.
  */
-#include "gpu_backend.h"
+#include "gpu_cuda.h"
 
-#include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* The ABI version of the driver calls we look up (CUDA 12.0). */
-#define DRIVER_API_VERSION 12000
+#define THREADS 128
 
-typedef CUresult (*set_attr_fn)(const void *, CUpointer_attribute, CUdeviceptr);
-typedef CUresult (*get_handle_fn)(void *, CUdeviceptr, size_t,
-				  CUmemRangeHandleType, unsigned long long);
-typedef CUresult (*dev_attr_fn)(int *, CUdevice_attribute, CUdevice);
-typedef CUresult (*dev_get_fn)(CUdevice *, int);
+/* cuda_fatbin.c: consumer.cu's fatbin, as bin2c writes it. */
+extern const unsigned char pl_consumer_fatbin[];
+extern uint32_t pl_consumer_fatbinLength;
 
-struct cuda_be {
-	int ordinal;
-	cudaStream_t stream;
-	set_attr_fn set_attr;
-	get_handle_fn get_handle;
-	dev_attr_fn dev_attr;
-	dev_get_fn dev_get;
-};
+static __thread CUcontext cur_ctx;
 
-/* consumer.cu: launch the kernel over n descriptors on a stream. */
-int pl_consumer_launch(const struct pl_gpu_desc *desc, struct pl_gpu_res *res,
-		       unsigned n, void *stream);
-
-/* Say what failed and turn a CUDA error into -errno. */
-static int cuda_err(const char *what, cudaError_t e)
+/* Make the GPU's context this thread's (the loop may run elsewhere). */
+CUresult cuda_ctx_on(struct cuda_be *be)
 {
-	fprintf(stderr, "pathlab-gpu: cuda: %s: %s\n", what,
-		cudaGetErrorString(e));
-	switch (e) {
-	case cudaErrorMemoryAllocation:
+	CUresult res = CUDA_SUCCESS;
+
+	if (cur_ctx != be->ctx) {
+		res = be->d.CtxSetCurrent(be->ctx);
+		if (!res)
+			cur_ctx = be->ctx;
+	}
+	return res;
+}
+
+/* One attribute of the device, or dflt when the driver lacks it. */
+static int attr(struct cuda_be *be, CUdevice_attribute a, int dflt)
+{
+	int v = dflt;
+
+	if (be->d.DeviceGetAttribute(&v, a, be->dev))
+		v = dflt;
+	return v;
+}
+
+/* A good pathlab payload of len bytes (wire.h), sequence number seq. */
+static void warm_payload(uint8_t *b, uint32_t len, uint32_t seq)
+{
+	uint32_t i, c;
+
+	memset(b, 0, len);
+	b[0] = PL_MAGIC >> 8;
+	b[1] = PL_MAGIC & 0xff;
+	b[2] = PL_VERSION;
+	b[3] = 1; /* flow */
+	for (i = 0; i < 4; i++)
+		b[4 + i] = (uint8_t)(seq >> (24 - 8 * i));
+	for (i = PL_HDR_LEN; i < len; i++)
+		b[i] = (uint8_t)i;
+	c = ~plc_sum(b, len) & 0xffff; /* the check field is still 0 */
+	c = c ? c : 0xffff;
+	b[16] = (uint8_t)(c >> 8);
+	b[17] = (uint8_t)c;
+}
+
+/* Launch the consumer over n descriptors on the stream and wait. */
+static CUresult launch(struct cuda_be *be, CUdeviceptr desc, CUdeviceptr res,
+		       unsigned n)
+{
+	void *args[] = { &desc, &res, &n };
+	CUresult r;
+
+	r = be->d.LaunchKernel(be->fn, (n + THREADS - 1) / THREADS, 1, 1,
+			       THREADS, 1, 1, 0, be->stream, args, NULL);
+	return r ? r : be->d.StreamSynchronize(be->stream);
+}
+
+/*
+ * The consumer once, on one good payload, before any run: the module's
+ * load (a JIT where there is no SASS for this GPU) and the first launch
+ * happen here, and a kernel that cannot run here fails the open.
+ */
+static int warm_up(struct cuda_be *be, char *why, size_t why_len)
+{
+	struct pl_gpu_desc *d = NULL;
+	struct pl_gpu_res *r = NULL;
+	CUdeviceptr dd, rd;
+	uint8_t *p = NULL;
+	char name[160];
+	CUresult res;
+
+	be->image =
+		aligned_alloc(64, (pl_consumer_fatbinLength + 63) / 64 * 64);
+	if (!be->image)
 		return -ENOMEM;
-	case cudaErrorInvalidValue:
-		return -EINVAL;
-	case cudaErrorNotSupported:
-		return -EOPNOTSUPP;
-	case cudaErrorNoDevice:
-	case cudaErrorInsufficientDriver:
+	memcpy(be->image, pl_consumer_fatbin, pl_consumer_fatbinLength);
+	res = be->d.ModuleLoadData(&be->mod, be->image);
+	if (!res)
+		res = be->d.ModuleGetFunction(&be->fn, be->mod,
+					      "pl_consumer_kernel");
+	if (!res)
+		res = be->d.MemHostAlloc((void **)&p, 4096,
+					 CU_MEMHOSTALLOC_DEVICEMAP);
+	if (res) {
+		snprintf(why, why_len,
+			 "the consumer kernel (built by CUDA %d.%d: SASS for "
+			 "compute capability %s, and PTX) does not load on "
+			 "this GPU with driver %d.%d: %s; rebuild with this "
+			 "machine's CUDA toolkit (labs/gpu-check.sh does)",
+			 CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10,
+			 PL_CUDA_ARCHS, be->d.version / 1000,
+			 be->d.version % 1000 / 10,
+			 cuda_drv_name(&be->d, res, name, sizeof(name)));
+		return cuda_drv_errno(res);
+	}
+	d = (struct pl_gpu_desc *)(p + 2048);
+	r = (struct pl_gpu_res *)(p + 3072);
+	warm_payload(p, 64, 7);
+	*d = (struct pl_gpu_desc){ .len = 64 };
+	res = be->d.MemHostGetDevicePointer(&dd, p, 0);
+	if (!res)
+		d->addr = dd;
+	if (!res)
+		res = be->d.MemHostGetDevicePointer(&dd, d, 0);
+	if (!res)
+		res = be->d.MemHostGetDevicePointer(&rd, r, 0);
+	if (!res)
+		res = launch(be, dd, rd, 1);
+	if (!res && (r->reason != PL_OK || r->seq != 7))
+		snprintf(why, why_len,
+			 "the consumer kernel ran but answered reason %u "
+			 "seq %u for a good payload",
+			 r->reason, r->seq);
+	else if (res)
+		snprintf(why, why_len, "the consumer's first launch: %s",
+			 cuda_drv_name(&be->d, res, name, sizeof(name)));
+	be->d.MemFreeHost(p);
+	return res ? cuda_drv_errno(res) : why[0] ? -EIO : 0;
+}
+
+/* The device at g->pci (or the first), its context, its facts. */
+static int cuda_device(struct pl_gpu *g, struct cuda_be *be, char *why,
+		       size_t why_len)
+{
+	char bus[32], name[160];
+	int n = 0, ordering;
+	CUresult res;
+
+	res = be->d.DeviceGetCount(&n);
+	if (res || !n) {
+		snprintf(why, why_len, "CUDA sees no GPU%s%s", res ? ": " : "",
+			 res ? cuda_drv_name(&be->d, res, name, sizeof(name))
+			     : "");
 		return -ENODEV;
-	default:
+	}
+	res = g->pci[0] ? be->d.DeviceGetByPCIBusId(&be->dev, g->pci)
+			: be->d.DeviceGet(&be->dev, 0);
+	if (!res)
+		res = be->d.DeviceGetPCIBusId(bus, sizeof(bus), be->dev);
+	if (!res)
+		res = be->d.DeviceGetName(g->device, sizeof(g->device),
+					  be->dev);
+	if (!res)
+		res = be->d.DevicePrimaryCtxRetain(&be->ctx, be->dev);
+	if (res) {
+		snprintf(why, why_len, "the GPU %s: %s",
+			 g->pci[0] ? g->pci : "0",
+			 cuda_drv_name(&be->d, res, name, sizeof(name)));
 		return -EIO;
 	}
-}
-
-/* Look up one driver call; NULL if the driver lacks it. */
-static void *driver_call(const char *name)
-{
-	enum cudaDriverEntryPointQueryResult q;
-	void *fn = NULL;
-
-	if (cudaGetDriverEntryPointByVersion(name, &fn, DRIVER_API_VERSION,
-					     cudaEnableDefault, &q) ||
-	    q != cudaDriverEntryPointSuccess)
-		return NULL;
-	return fn;
-}
-
-/* Why no device can be used: no driver, an old driver, or no GPU. */
-static void no_device(cudaError_t e, char *why, size_t why_len)
-{
-	int drv = 0;
-
-	cudaDriverGetVersion(&drv);
-	if (!drv)
-		snprintf(why, why_len,
-			 "no CUDA driver (libcuda.so.1): no GPU on this "
-			 "machine");
-	else if (e == cudaErrorInsufficientDriver)
-		snprintf(why, why_len,
-			 "the CUDA driver (%d.%d) is older than the runtime "
-			 "this was built with (%d.%d)",
-			 drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000,
-			 CUDART_VERSION % 1000 / 10);
-	else
-		snprintf(why, why_len, "%s",
-			 e ? cudaGetErrorString(e) : "no CUDA device");
-}
-
-/* The NUMA node of PCI device pci from sysfs, or -1. */
-static int pci_numa_node(const char *pci)
-{
-	char path[128];
-	int node = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", pci);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &node) != 1)
-			node = -1;
-		fclose(f);
-	}
-	return node;
-}
-
-/* Device 0: its name and place, a stream, the driver calls. */
-static int cuda_open(struct pl_gpu *g, char *why, size_t why_len)
-{
-	struct cudaDeviceProp prop;
-	struct cuda_be *be;
-	cudaError_t e;
-	int n = 0;
-
-	e = cudaGetDeviceCount(&n);
-	if (e || !n) {
-		no_device(e, why, why_len);
-		return -ENODEV;
-	}
-	be = calloc(1, sizeof(*be));
-	if (!be)
-		return -ENOMEM;
-	e = cudaSetDevice(be->ordinal);
-	if (!e)
-		e = cudaGetDeviceProperties(&prop, be->ordinal);
-	if (!e)
-		e = cudaStreamCreateWithFlags(&be->stream,
-					      cudaStreamNonBlocking);
-	if (e) {
-		snprintf(why, why_len, "%s", cudaGetErrorString(e));
-		free(be);
-		return -ENODEV;
-	}
-	snprintf(g->device, sizeof(g->device), "%s", prop.name);
-	snprintf(g->pci, sizeof(g->pci), "%04x:%02x:%02x.0", prop.pciDomainID,
-		 prop.pciBusID, prop.pciDeviceID);
-	g->numa_node = pci_numa_node(g->pci);
-	be->set_attr = (set_attr_fn)driver_call("cuPointerSetAttribute");
-	be->get_handle =
-		(get_handle_fn)driver_call("cuMemGetHandleForAddressRange");
-	be->dev_attr = (dev_attr_fn)driver_call("cuDeviceGetAttribute");
-	be->dev_get = (dev_get_fn)driver_call("cuDeviceGet");
-	g->be = be;
+	snprintf(g->pci, sizeof(g->pci), "%s", bus); /* gpu.c compares */
+	be->dmabuf = attr(be, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, 0);
+	be->rdma = attr(be, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, 0);
+	ordering = attr(be, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING,
+			0);
+	g->writes_ordering = ordering;
+	g->can_flush =
+		be->d.FlushGPUDirectRDMAWrites &&
+		(attr(be,
+		      CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
+		      0) &
+		 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST);
+	snprintf(g->software, sizeof(g->software),
+		 "driver %d.%d, built with CUDA %d.%d, sm_%d%d",
+		 be->d.version / 1000, be->d.version % 1000 / 10,
+		 CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10,
+		 attr(be, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0),
+		 attr(be, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0));
 	return 0;
 }
 
-/* Wait for the stream, then release it. */
+/* The driver, the GPU, its context and stream, the warmed-up consumer. */
+static int cuda_open(struct pl_gpu *g, char *why, size_t why_len)
+{
+	struct cuda_be *be = calloc(1, sizeof(*be));
+	char name[160];
+	CUresult res;
+	int err;
+
+	if (!be)
+		return -ENOMEM;
+	g->be = be;
+	err = cuda_drv_open(&be->d, why, why_len);
+	if (err)
+		goto out_free;
+	res = be->d.Init(0);
+	if (res) {
+		snprintf(why, why_len, "cuInit: %s",
+			 cuda_drv_name(&be->d, res, name, sizeof(name)));
+		err = res == CUDA_ERROR_NO_DEVICE ? -ENODEV : -EIO;
+		goto out_free;
+	}
+	err = cuda_device(g, be, why, why_len);
+	if (err)
+		goto out_free;
+	res = cuda_ctx_on(be);
+	if (!res)
+		res = be->d.StreamCreate(&be->stream, CU_STREAM_NON_BLOCKING);
+	if (res) {
+		snprintf(why, why_len, "a stream: %s",
+			 cuda_drv_name(&be->d, res, name, sizeof(name)));
+		err = -EIO;
+		goto out_ctx;
+	}
+	err = warm_up(be, why, why_len);
+	if (err)
+		goto out_stream;
+	return 0;
+
+out_stream:
+	if (be->mod)
+		be->d.ModuleUnload(be->mod);
+	be->d.StreamDestroy(be->stream);
+out_ctx:
+	be->d.DevicePrimaryCtxRelease(be->dev);
+out_free:
+	free(be->image);
+	free(be);
+	g->be = NULL;
+	return err;
+}
+
+/* Wait for the stream, then release what open() took. */
 static void cuda_close(struct pl_gpu *g)
 {
 	struct cuda_be *be = g->be;
 
-	cudaStreamSynchronize(be->stream);
-	cudaStreamDestroy(be->stream);
+	cuda_ctx_on(be);
+	be->d.StreamSynchronize(be->stream);
+	be->d.ModuleUnload(be->mod);
+	be->d.StreamDestroy(be->stream);
+	be->d.DevicePrimaryCtxRelease(be->dev);
+	cur_ctx = NULL;
+	free(be->image);
 	free(be);
-}
-
-/* 8< gpu-cuda-dev-alloc */
-/*
- * Device memory. Where a NIC will DMA into it, SYNC_MEMOPS makes every
- * synchronous CUDA memory operation on the range complete before it
- * returns (what GPUDirect RDMA asks of a buffer a peer device writes). It
- * does not wait for the peer's DMA: the NIC's completion says when that
- * write has landed.
- */
-static int cuda_dev_alloc(struct pl_gpu *g, struct pl_gpu_region *r)
-{
-	struct cuda_be *be = g->be;
-	unsigned one = 1;
-	void *p = NULL;
-	cudaError_t e;
-
-	e = cudaMalloc(&p, r->len);
-	if (e)
-		return cuda_err("cudaMalloc", e);
-	if (r->flags & PL_GPU_NIC_WRITES) {
-		if (!be->set_attr ||
-		    be->set_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-				 (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) {
-			fprintf(stderr, "pathlab-gpu: cuda: "
-					"cuPointerSetAttribute(SYNC_MEMOPS) "
-					"failed\n");
-			cudaFree(p);
-			return -EIO;
-		}
-	}
-	r->dev = (uintptr_t)p;
-	return 0;
-}
-/* >8 gpu-cuda-dev-alloc */
-
-/* Free device memory. */
-static void cuda_dev_free(struct pl_gpu *g, struct pl_gpu_region *r)
-{
-	(void)g;
-	cudaFree((void *)r->dev);
-}
-
-/* 8< gpu-cuda-host-register */
-/* Pin host memory; mapped, the GPU reads it in place at r->dev. */
-static int cuda_host_register(struct pl_gpu *g, struct pl_gpu_region *r)
-{
-	unsigned flags = r->flags & PL_GPU_MAPPED ? cudaHostRegisterMapped
-						  : cudaHostRegisterDefault;
-	void *dev = r->host;
-	cudaError_t e;
-
-	(void)g;
-	e = cudaHostRegister(r->host, r->len, flags);
-	if (e)
-		return cuda_err("cudaHostRegister", e);
-	if (flags == cudaHostRegisterMapped) {
-		e = cudaHostGetDevicePointer(&dev, r->host, 0);
-		if (e) {
-			cudaHostUnregister(r->host);
-			return cuda_err("cudaHostGetDevicePointer", e);
-		}
-	}
-	r->dev = (uintptr_t)dev;
-	return 0;
-}
-/* >8 gpu-cuda-host-register */
-
-/* Unpin. */
-static void cuda_host_unregister(struct pl_gpu *g, struct pl_gpu_region *r)
-{
-	(void)g;
-	cudaHostUnregister(r->host);
-}
-
-/* Pinned host memory mapped for the GPU, zeroed. */
-static int cuda_host_alloc(struct pl_gpu *g, size_t len, void **host,
-			   void **dev)
-{
-	cudaError_t e;
-
-	(void)g;
-	e = cudaHostAlloc(host, len, cudaHostAllocMapped);
-	if (e)
-		return cuda_err("cudaHostAlloc", e);
-	e = cudaHostGetDevicePointer(dev, *host, 0);
-	if (e) {
-		cudaFreeHost(*host);
-		return cuda_err("cudaHostGetDevicePointer", e);
-	}
-	memset(*host, 0, len);
-	return 0;
-}
-
-/* Free what cuda_host_alloc() gave. */
-static void cuda_host_free(struct pl_gpu *g, void *host, size_t len)
-{
-	(void)g;
-	(void)len;
-	cudaFreeHost(host);
-}
-
-/* Queue the copy on our stream: the DMA engine does it, not the CPU. */
-static int cuda_copy_h2d(struct pl_gpu *g, struct pl_gpu_region *r, size_t off,
-			 const void *host, size_t len)
-{
-	struct cuda_be *be = g->be;
-	cudaError_t e;
-
-	e = cudaMemcpyAsync((uint8_t *)r->dev + off, host, len,
-			    cudaMemcpyHostToDevice, be->stream);
-	return e ? cuda_err("cudaMemcpyAsync", e) : 0;
 }
 
 /* The kernel after the copies on the same stream; wait for its results. */
@@ -282,39 +269,37 @@ static int cuda_consume(struct pl_gpu *g, const struct pl_gpu_batch *b,
 			unsigned n)
 {
 	struct cuda_be *be = g->be;
-	cudaError_t e;
+	CUresult res;
 
-	e = (cudaError_t)pl_consumer_launch(b->desc_dev, b->res_dev, n,
-					    be->stream);
-	if (e)
-		return cuda_err("consumer launch", e);
-	e = cudaStreamSynchronize(be->stream);
-	return e ? cuda_err("cudaStreamSynchronize", e) : 0;
+	if (!n)
+		return 0;
+	res = cuda_ctx_on(be);
+	if (!res)
+		res = launch(be, (CUdeviceptr)(uintptr_t)b->desc_dev,
+			     (CUdeviceptr)(uintptr_t)b->res_dev, n);
+	return res ? cuda_drv_err(&be->d, "the consumer kernel", res) : 0;
 }
 
-/* 8< gpu-cuda-dmabuf */
-/* A dma-buf fd for device memory, for ibv_reg_dmabuf_mr(). */
-static int cuda_export_dmabuf(struct pl_gpu *g, void *dev, size_t len, int *fd)
+/* 8< gpu-cuda-flush */
+/* NIC writes visible to running kernels, where the GPU does not order. */
+static int cuda_flush_nic_writes(struct pl_gpu *g)
 {
 	struct cuda_be *be = g->be;
-	CUdevice cudev;
-	int ok = 0;
+	CUresult res;
 
-	*fd = -1;
-	if (!be->get_handle || !be->dev_attr || !be->dev_get ||
-	    be->dev_get(&cudev, be->ordinal) != CUDA_SUCCESS ||
-	    be->dev_attr(&ok, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, cudev) !=
-		    CUDA_SUCCESS ||
-	    !ok)
+	if (g->writes_ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER)
+		return 0; /* a no-op there: the GPU orders them itself */
+	if (!g->can_flush)
 		return -EOPNOTSUPP;
-	/* Both ends must be host-page aligned: the caller rounds. */
-	if (be->get_handle(fd, (CUdeviceptr)(uintptr_t)dev, len,
-			   CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
-			   0) != CUDA_SUCCESS)
-		return -EIO;
-	return 0;
+	res = cuda_ctx_on(be);
+	if (!res)
+		res = be->d.FlushGPUDirectRDMAWrites(
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+	return res ? cuda_drv_err(&be->d, "cuFlushGPUDirectRDMAWrites", res)
+		   : 0;
 }
-/* >8 gpu-cuda-dmabuf */
+/* >8 gpu-cuda-flush */
 
 const struct pl_gpu_ops pl_gpu_cuda_ops = {
 	.abi = PL_GPU_ABI,
@@ -330,4 +315,6 @@ const struct pl_gpu_ops pl_gpu_cuda_ops = {
 	.copy_h2d = cuda_copy_h2d,
 	.consume = cuda_consume,
 	.export_dmabuf = cuda_export_dmabuf,
+	.nic_registered = cuda_nic_registered,
+	.flush_nic_writes = cuda_flush_nic_writes,
 };

@@ -18,8 +18,12 @@ static double per_pkt(uint64_t v, uint64_t n)
 }
 
 /* What happens on the GPU side of the path, in words. */
-static const char *gpu_side(const struct pl_gpu_acct *a)
+static const char *gpu_side(const struct pl_gpu *g)
 {
+	const struct pl_gpu_acct *a = &g->acct;
+
+	if (a->nic_dma_pkts && g->dma_by)
+		return g->dma_by;
 	if (a->nic_dma_pkts)
 		return "the NIC's DMA lands it in device memory (no CPU copy)";
 	if (a->h2d_pkts)
@@ -47,6 +51,44 @@ static void moved_json(struct pl_json *j, const struct pl_gpu_acct *a)
 	pl_json_u64(j, "h2d_transfers", a->h2d_transfers);
 }
 
+/* The GPU's own ordering of NIC writes (CUDA's names, lower case). */
+static const char *ordering(const struct pl_gpu *g)
+{
+	switch (g->writes_ordering) {
+	case -1:
+		return "emulated";
+	case 0:
+		return "none";
+	case 100:
+		return "owner";
+	case 200:
+		return "all_devices";
+	default:
+		return "unknown";
+	}
+}
+
+/* What a consumer already running on the GPU needs after a completion. */
+static const char *flush_need(const struct pl_gpu *g)
+{
+	if (g->writes_ordering < 0)
+		return "none (emulated: the writer is the CPU)";
+	if (g->writes_ordering >= 100)
+		return "none (the GPU orders NIC writes for its own kernels)";
+	return g->can_flush ? "cuFlushGPUDirectRDMAWrites"
+			    : "cuFlushGPUDirectRDMAWrites, which this driver "
+			      "lacks: no persistent consumer here";
+}
+
+/* Where the GPU came from and how it orders a NIC's writes. */
+static void device_json(struct pl_json *j, const struct pl_gpu *g)
+{
+	pl_json_str(j, "selected", g->picked);
+	pl_json_str(j, "software", g->software);
+	pl_json_str(j, "rdma_writes_ordering", ordering(g));
+	pl_json_str(j, "flush_for_running_kernel", flush_need(g));
+}
+
 /* The nested "gpu_detail" object of the run. */
 static void gpu_detail_json(struct pl_json *j, void *arg)
 {
@@ -60,6 +102,7 @@ static void gpu_detail_json(struct pl_json *j, void *arg)
 	pl_json_str(j, "device", g->device);
 	pl_json_str(j, "pci", g->pci);
 	pl_json_i64(j, "numa_node", g->numa_node);
+	device_json(j, g);
 	pl_json_str(j, "variant", g->variant);
 	pl_json_str(j, "registration", sim ? "emulated" : g->registration);
 	if (sim)
@@ -97,7 +140,7 @@ void pl_gpu_report(struct pl_gpu *g, struct pl_report *r)
 	r->copies_per_packet += per_pkt(a->h2d_pkts, a->checked);
 	r->copies_source = source;
 	snprintf(g->copies_note, sizeof(g->copies_note), "%s; %s",
-		 r->copies_note ? r->copies_note : "", gpu_side(a));
+		 r->copies_note ? r->copies_note : "", gpu_side(g));
 	r->copies_note = g->copies_note;
 	r->gpu_verified = a->verified;
 	r->gpu_bad = a->bad;

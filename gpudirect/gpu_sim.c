@@ -7,12 +7,19 @@
  * and the device address handed to the path. That address is PROT_NONE,
  * as device memory is to a CPU: a path that dereferences it instead of
  * going through the interface dies with SIGSEGV. Memory a NIC writes into
- * (PL_GPU_NIC_WRITES) is writable there, because the NIC of the lab is a
- * PMD running on the CPU. Mapped host memory is read in place.
+ * (PL_GPU_NIC_WRITES) is writable there until the NIC has it registered
+ * (pl_gpu_nic_registered()): the registration pins the pages for the
+ * "NIC", then the CPU loses its access, and only the modelled DMA (rxe,
+ * in the kernel, through its own mapping of the pinned pages) writes it.
+ * Where the "NIC" is a PMD copying on the CPU in this very process (DPDK's
+ * vdevs), the memory has to stay open to it, and so to the path.
+ * Registered host memory is read in place, at its own address.
  *
  * The consumer is the same code as the CUDA kernel (consumer.h), run on
- * the CPU over the bytes that are really there. Copies are memcpy(), done
- * at once: the "stream" is always in order and always finished.
+ * the CPU over the bytes that are really there. A copy is queued, as on a
+ * stream, and done only when the consumer runs (the stream is
+ * synchronised): bytes changed in the source before then are the bytes
+ * that arrive, as a real copy engine may read them late.
  */
 #include "gpu_backend.h"
 
@@ -23,6 +30,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* A copy on the emulated stream, done when the stream is synchronised. */
+struct sim_copy {
+	uint8_t *dst;
+	const void *src;
+	size_t len;
+};
+
+/* The emulated stream: the copies queued since its last sync. */
+struct sim_be {
+	struct sim_copy *q;
+	unsigned n, cap;
+};
+
 /* The length rounded up to whole pages. */
 static size_t page_round(size_t len)
 {
@@ -31,19 +51,28 @@ static size_t page_round(size_t len)
 	return (len + pg - 1) / pg * pg;
 }
 
-/* Nothing to find: the emulated GPU is always there. */
+/* Nothing to find: the emulated GPU is always there; its stream. */
 static int sim_open(struct pl_gpu *g, char *why, size_t why_len)
 {
+	struct sim_be *be = calloc(1, sizeof(*be));
+
 	(void)why;
 	(void)why_len;
+	if (!be)
+		return -ENOMEM;
 	snprintf(g->device, sizeof(g->device), "emulated GPU");
+	snprintf(g->software, sizeof(g->software), "none (emulated)");
+	g->be = be;
 	return 0;
 }
 
-/* Nothing to release. */
+/* Drop the stream (copies never synchronised are never done). */
 static void sim_close(struct pl_gpu *g)
 {
-	(void)g;
+	struct sim_be *be = g->be;
+
+	free(be->q);
+	free(be);
 }
 
 /* 8< gpu-sim-dev-alloc */
@@ -94,7 +123,7 @@ static void sim_dev_free(struct pl_gpu *g, struct pl_gpu_region *r)
 	munmap(r->priv, page_round(r->len));
 }
 
-/* Host memory is "registered" as it is: the same address for the GPU. */
+/* Host memory is "registered" as it is: the same address (as UVA gives). */
 static int sim_host_register(struct pl_gpu *g, struct pl_gpu_region *r)
 {
 	(void)g;
@@ -129,14 +158,36 @@ static void sim_host_free(struct pl_gpu *g, void *host, size_t len)
 	free(host);
 }
 
-/* The copy engine: a memcpy() into our view of the device memory. */
+/* 8< gpu-sim-copy */
+/* The copy engine: queued on the stream, a memcpy() when it syncs. */
 static int sim_copy_h2d(struct pl_gpu *g, struct pl_gpu_region *r, size_t off,
 			const void *host, size_t len)
 {
-	(void)g;
-	memcpy((uint8_t *)r->priv + off, host, len);
+	struct sim_be *be = g->be;
+	struct sim_copy *q;
+
+	if (be->n == be->cap) {
+		q = realloc(be->q, (be->cap ? 2 * be->cap : 256) * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		be->q = q;
+		be->cap = be->cap ? 2 * be->cap : 256;
+	}
+	be->q[be->n++] =
+		(struct sim_copy){ (uint8_t *)r->priv + off, host, len };
 	return 0;
 }
+
+/* The stream reaches the consumer: every queued copy is done now. */
+static void sim_sync(struct sim_be *be)
+{
+	unsigned i;
+
+	for (i = 0; i < be->n; i++)
+		memcpy(be->q[i].dst, be->q[i].src, be->q[i].len);
+	be->n = 0;
+}
+/* >8 gpu-sim-copy */
 
 /* 8< gpu-sim-consume */
 /* The consumer on the CPU, reading each packet where the GPU would. */
@@ -148,6 +199,7 @@ static int sim_consume(struct pl_gpu *g, const struct pl_gpu_batch *b,
 	struct pl_gpu_region *r;
 	unsigned i;
 
+	sim_sync(g->be); /* the copies queued before, on the same stream */
 	for (i = 0; i < n; i++) {
 		r = pl_gpu_find(g, d[i].addr, d[i].len);
 		if (!r || !r->priv) /* adopted memory is not ours to read */
@@ -169,6 +221,22 @@ static int sim_export_dmabuf(struct pl_gpu *g, void *dev, size_t len, int *fd)
 	return -EOPNOTSUPP;
 }
 
+/* The "NIC" has the pages pinned: the CPU's view of them goes. */
+static void sim_nic_registered(struct pl_gpu *g, struct pl_gpu_region *r)
+{
+	(void)g;
+	if (mprotect((void *)r->dev, page_round(r->len), PROT_NONE))
+		fprintf(stderr, "pathlab-gpu: sim: mprotect: %s\n",
+			strerror(errno));
+}
+
+/* The emulated "NIC" writes with the CPU: nothing to flush. */
+static int sim_flush_nic_writes(struct pl_gpu *g)
+{
+	(void)g;
+	return 0;
+}
+
 const struct pl_gpu_ops pl_gpu_sim_ops = {
 	.abi = PL_GPU_ABI,
 	.name = "sim",
@@ -183,4 +251,6 @@ const struct pl_gpu_ops pl_gpu_sim_ops = {
 	.copy_h2d = sim_copy_h2d,
 	.consume = sim_consume,
 	.export_dmabuf = sim_export_dmabuf,
+	.nic_registered = sim_nic_registered,
+	.flush_nic_writes = sim_flush_nic_writes,
 };

@@ -141,11 +141,13 @@ static void trace_setup(struct sock_rx *rx, struct gpu_socket *gs)
 static int gpu_socket_open(struct sock_rx *rx, struct gpu_socket *gs,
 			   const struct cfg *c)
 {
+	const struct pl_gpu_where at = { .pci = c->gpu_pci,
+					 .nic = c->rx.iface };
 	size_t len = (size_t)rx->batch * BUF_LEN;
-	char why[256] = "";
+	char why[512] = "";
 	int err;
 
-	err = pl_gpu_open(&gs->g, c->gpu, why, sizeof(why));
+	err = pl_gpu_open(&gs->g, c->gpu, &at, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "pathlab-rx-socket: --gpu %s: %s\n",
 			pl_gpu_kinds[c->gpu], why[0] ? why : strerror(-err));

@@ -74,6 +74,7 @@ int socket_options(int argc, char **argv, struct cfg *c)
 		{ "gpu", PL_OPT_CHOICE, &c->gpu, "KIND",
 		  "GPU variant: none, sim (emulated GPU) or cuda", 0, 0,
 		  pl_gpu_kinds },
+		PL_GPU_OPT_PCI(&c->gpu_pci),
 		PL_RX_OPT_CPU(&c->rx),
 		PL_RX_OPT_QUEUES(&c->rx, "SO_REUSEPORT socket"),
 		PL_RX_OPT_REFLECT(&c->rx, "sendmmsg"),
@@ -90,5 +91,8 @@ int socket_options(int argc, char **argv, struct cfg *c)
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;
 	c->stamps = c->stamps || c->hw_stamps; /* hardware stamps split too */
-	return check_cfg(c) ? -1 : PL_EXIT_USAGE;
+	return check_cfg(c) && pl_gpu_opts_ok("pathlab-rx-socket", c->gpu,
+					      c->gpu_pci)
+		       ? -1
+		       : PL_EXIT_USAGE;
 }

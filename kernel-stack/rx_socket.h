@@ -44,6 +44,7 @@ struct cfg {
 	bool stamps;
 	bool hw_stamps; /* --hw-stamps: the NIC's clock (hwstamp_socket.c) */
 	int gpu;	/* enum pl_gpu_kind */
+	const char *gpu_pci; /* --gpu-pci, or NULL */
 };
 
 /*

@@ -10,7 +10,8 @@
  *         device pointer itself (nvidia-peermem)
  *   sim   ibv_reg_mr() on the emulated device memory: on Soft-RoCE that is
  *         ordinary memory, and rxe's copy into it (the kernel, on the CPU)
- *         stands in for the NIC's DMA
+ *         stands in for the NIC's DMA; once registered, the process loses
+ *         its own access to it (PROT_NONE), as a CPU has none to GPU memory
  *
  * A CPU-copying device (rxe, siw) cannot reach a real GPU's memory: with
  * --gpu cuda it is refused. Completions give (slot, byte_len); a batch of
@@ -206,7 +207,12 @@ void gpu_verbs_trace(struct verbs_rx *rx)
 }
 
 /* 8< gpu-verbs-register */
-/* The ring in device memory, registered: dma-buf first, then peermem. */
+/*
+ * The ring in device memory, registered: dma-buf first, then peermem. The
+ * allocation is whole GPU pages (PL_GPU_NIC_WRITES), so the export, which
+ * takes whole host pages, covers the ring for any --depth; the MR is the
+ * ring's own length.
+ */
 static int gpu_reg_ring(struct verbs_ep *ep, size_t len, unsigned access,
 			void *arg)
 {
@@ -238,15 +244,19 @@ static int gpu_reg_ring(struct verbs_ep *ep, size_t len, unsigned access,
 				"pathlab-rx-verbs: --gpu %s: neither "
 				"ibv_reg_dmabuf_mr (%s) nor ibv_reg_mr on the "
 				"device pointer (%s) registered device "
-				"memory\n",
+				"memory: ibv_reg_mr on GPU memory needs "
+				"nvidia-peermem (%s), dma-buf the open NVIDIA "
+				"kernel module and Linux 5.12+\n",
 				pl_gpu_kinds[gv->g->kind],
-				strerror(-gv->dmabuf_err), strerror(-err));
+				strerror(-gv->dmabuf_err), strerror(-err),
+				pl_gpu_peermem());
 			return err;
 		}
 		gv->call = "ibv_reg_mr";
 		gv->g->registration = "peermem";
 	}
 	ep->buf = gv->dev; /* its address for the NIC; never read here */
+	pl_gpu_nic_registered(gv->g, gv->dev); /* from now on, the NIC's */
 	return 0;
 }
 /* >8 gpu-verbs-register */
@@ -302,7 +312,8 @@ static int gpu_verbs_check(struct verbs_rx *rx, const struct rx_cfg *c)
 int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 {
 	struct gpu_verbs *gv;
-	char why[256] = "";
+	struct pl_gpu_where at = { .pci = c->gpu_pci };
+	char why[512] = "";
 	bool sim = c->gpu == PL_GPU_SIM;
 	int code, err;
 
@@ -314,7 +325,8 @@ int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 		return -ENOMEM;
 	gv->dmabuf_fd = -1;
 	gv->rdma_dev = ibv_get_device_name(rx->ep.ctx->device);
-	err = pl_gpu_open(&gv->g, c->gpu, why, sizeof(why));
+	at.nic = gv->rdma_dev; /* the GPU nearest this RDMA device */
+	err = pl_gpu_open(&gv->g, c->gpu, &at, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "pathlab-rx-verbs: --gpu %s: %s\n",
 			pl_gpu_kinds[c->gpu], why[0] ? why : strerror(-err));
@@ -329,6 +341,12 @@ int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
 			  : "the NIC DMAs each message into registered device "
 			    "memory; completions hand (slot, byte_len) to the "
 			    "consumer, which checks it there";
+	if (sim)
+		gv->g->dma_by =
+			"rxe's copy (the kernel, on the CPU) lands it in "
+			"the emulated device memory, standing in for a "
+			"NIC's DMA; the process has no access to that "
+			"memory since its registration";
 	gv->g->path_json = gpu_verbs_json;
 	gv->g->path_arg = gv;
 	err = pl_gpu_batch_init(gv->g, &gv->b, rx->batch);

@@ -70,6 +70,7 @@ int verbs_options(int argc, char **argv, struct rx_cfg *c)
 		  "GPU variant: none, sim (emulated GPU) or cuda; the ring "
 		  "in device memory",
 		  0, 0, pl_gpu_kinds },
+		PL_GPU_OPT_PCI(&c->gpu_pci),
 		{ "hw-stamps", PL_OPT_FLAG, &c->hw_stamps, NULL,
 		  "split each message's latency at the NIC's completion stamp "
 		  "(ibv_create_cq_ex); rxe has none" },
@@ -100,5 +101,8 @@ int verbs_options(int argc, char **argv, struct rx_cfg *c)
 	c->v.events = c->cq == RX_CQ_EVENT;
 	c->v.queues = pl_rx_queues(&c->rx);
 	c->v.duplex = c->rx.reflect;
-	return check_cfg(c) ? -1 : PL_EXIT_USAGE;
+	return check_cfg(c) && pl_gpu_opts_ok("pathlab-rx-verbs", c->gpu,
+					      c->gpu_pci)
+		       ? -1
+		       : PL_EXIT_USAGE;
 }

@@ -29,8 +29,9 @@ struct rx_cfg {
 	struct verbs_cfg v;
 	unsigned gid_index;
 	int cq;
-	int gpu;	/* enum pl_gpu_kind */
-	bool hw_stamps; /* split each latency at the completion's stamp */
+	int gpu;	     /* enum pl_gpu_kind */
+	const char *gpu_pci; /* --gpu-pci, or NULL */
+	bool hw_stamps;	     /* split each latency at the completion's stamp */
 };
 
 /*

@@ -412,7 +412,7 @@
 		{ band: "gpu", once: true, into: "ctl",
 		  label: "map the UMEM\nfor the GPU",
 		  title: "Register the UMEM for the GPU (pinned, mapped)",
-		  code: "cudaHostRegister(umem, cudaHostRegisterMapped)",
+		  code: "cuMemHostRegister(umem, len, CU_MEMHOSTREGISTER_DEVICEMAP)",
 		  text: "The GPU gets an address for the UMEM: host memory it " +
 			"reads across PCIe." },
 		ring

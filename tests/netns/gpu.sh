@@ -5,8 +5,10 @@
 # inside it). For each: the consumer verified every datagram received, the
 # copies and PCIe crossings per packet are the variant's and say "modelled",
 # the rows say "emulated GPU". Then: corrupted payloads caught by the
-# consumer in device memory, the step-through trace with its GPU steps, and
-# clear refusals (no GPU for --gpu cuda; cuda on a vdev that copies).
+# consumer in device memory, the step-through trace with its GPU steps,
+# clear refusals (no GPU for --gpu cuda; cuda on a vdev that copies), and
+# labs/gpu-check.sh's runs over the stand-in CUDA driver of the unit tests
+# (tests/unit/fakecuda), AF_XDP in a lab of its own included.
 set -u
 . "$(dirname "$0")/lib.sh"
 netns_setup
@@ -86,6 +88,10 @@ if [ -x "$RX_DPDK" ]; then
 		 .gpu_detail.dpdk_steps.rte_pktmbuf_pool_create_extbuf == "ok" and
 		 .gpu_detail.dpdk_steps.rte_eth_rx_queue_setup == "ok"' \
 		"$TMP/dpdk.json" '.gpu_detail.dpdk_steps'
+	check "dpdk: the row says the PMD's CPU copy stood in for the DMA" \
+		'(.copies_note | test("CPU copy standing in")) and
+		 (.copies_note | test("no CPU copy") | not)' "$TMP/dpdk.json" \
+		'.copies_note'
 	echo "   dpdk steps: $(jq -c '.gpu_detail.dpdk_steps' "$TMP/dpdk.json")"
 	ns_exec rx "$RX_DPDK" --iface "$PL_RX_IF" --vdev-kind af_packet \
 		--gpu cuda --duration 0.1 --quiet >"$TMP/dpdk-cuda.out" 2>&1
@@ -189,6 +195,42 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
 	else
 		bad "no GPU: --gpu cuda exit $rc: $(cat "$TMP/cuda.out")"
 	fi
+fi
+
+# 7. labs/gpu-check.sh's runs, on the stand-in driver (the consumer on the
+# CPU behind the CUDA driver API) and a stand-in GPU check program.
+FAKE=$TMP/driver
+if [ -e "$BUILD/tests/unit/fakecuda/libpathlab-fakecuda.so" ] && [ -x "$RX_XSK" ]; then
+	mkdir "$FAKE"
+	ln -s "$BUILD/tests/unit/fakecuda/libpathlab-fakecuda.so" "$FAKE/libcuda.so.1"
+	fb=$TMP/gpu-check-build
+	mkdir -p "$fb/common" "$fb/kernel-stack" "$fb/af-xdp" "$fb/tests/unit" \
+		"$fb/gpudirect"
+	for f in common/pathlab-gen kernel-stack/pathlab-rx-socket \
+		af-xdp/pathlab-rx-xsk tests/unit/test-gpu-consumer \
+		gpudirect/libpathlab-gpu-cuda.so; do
+		ln -s "$BUILD/$f" "$fb/$f"
+	done
+	printf '#!/bin/sh\necho "check device    ok  name=stand-in"\n' \
+		>"$fb/gpudirect/pathlab-gpu-check"
+	chmod +x "$fb/gpudirect/pathlab-gpu-check"
+	LD_LIBRARY_PATH=$FAKE "$REPO/labs/gpu-check.sh" --no-build \
+		--build-dir "$fb" --count 2000 >"$TMP/gpu-check.out" 2>&1
+	rc=$?
+	n=0
+	for run in "afxdp mapped \(veth\)" "afxdp copy \(veth\)" "socket bounce \(lo\)"; do
+		grep -Eq "^  $run +RAN on a GPU: pathlab fake CUDA driver .* verified ([0-9]+) of \1 payloads" \
+			"$TMP/gpu-check.out" && n=$((n + 1))
+	done
+	if [ $rc -eq 0 ] && [ $n -eq 3 ] &&
+		grep -Eq "^  afxdp mapped \(veth\) +mapped +veth-napi +[0-9]+/2000 +[0-9]+ +1 +1 " "$TMP/gpu-check.out" &&
+		grep -Eq "^  afxdp copy \(veth\) +copy +veth-napi +[0-9]+/2000 +[0-9]+ +2 +1 " "$TMP/gpu-check.out"; then
+		ok "gpu-check.sh on the stand-in driver: afxdp mapped, copy and the socket verified, their rows"
+	else
+		bad "gpu-check.sh on the stand-in driver: exit $rc, $n of 3 runs: $(sed -n '/== Verdicts/,$p' "$TMP/gpu-check.out")"
+	fi
+else
+	echo "skip: no stand-in CUDA driver or no AF_XDP receiver built"
 fi
 
 netns_finish
