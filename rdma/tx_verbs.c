@@ -11,7 +11,7 @@
  *
  * Ends with the END marker (seq = good messages sent): PL_END_ROUNDS times
  * on UD, which may lose it, once on RC. The JSON summary has the fields
- * labs/lib/merge.jq reads from pathlab-gen's (sent, drops, ...).
+ * labs/plab/merge.py reads from pathlab-gen's (sent, drops, ...).
  *
  * --queues N: N QPs, each connected to the receiver's QP of the same index
  * (on --port + q), each with its own CQ and ring; flow f goes to QP

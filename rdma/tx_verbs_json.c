@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sender's summary: a line on stderr and a JSON object shaped like
- * pathlab-gen's, so labs/lib/merge.jq takes "sent" and "drops" from it.
+ * pathlab-gen's, so labs/plab/merge.py takes "sent" and "drops" from it.
  */
 #include "json.h"
 #include "opt.h"

@@ -10,7 +10,8 @@
 PL_PACKAGES=(
 	build-essential meson ninja-build pkg-config
 	clang llvm lld
-	iproute2 jq tcpdump nftables strace ethtool sockperf gnuplot-nox
+	iproute2 jq tcpdump nftables strace ethtool sockperf
+	python3 python3-matplotlib
 	chromium fonts-dejavu-core pandoc
 	libbpf-dev libxdp-dev xdp-tools bpftool
 	dpdk dpdk-dev

@@ -11,17 +11,9 @@
 # round trip (--reflect). "-" is an empty field. A new row is a new mode
 # that compare runs; a path's first row is what `pathlab rx PATH` runs.
 
-# id	mode	binary	args	latency-args	runner	build-hint	gpu-variant	queues	reflect
-PL_PATH_TABLE='
-socket	recvmmsg	kernel-stack/pathlab-rx-socket	--mode recvmmsg	--rx-stamps	netns	always built	yes	yes	yes
-xdp	drop	af-xdp/pathlab-rx-xsk	--action drop	-	netns	meson option -Dafxdp=enabled and its packages	no	no	no
-afxdp	copy	af-xdp/pathlab-rx-xsk	--action redirect --bind copy	-	netns	meson option -Dafxdp=enabled and its packages	yes	yes	yes
-dpdk	af_xdp	dpdk/pathlab-rx-dpdk	--vdev-kind af_xdp	-	netns	meson option -Ddpdk=enabled and its packages	no	yes	yes
-dpdk	af_packet	dpdk/pathlab-rx-dpdk	--vdev-kind af_packet	-	netns	meson option -Ddpdk=enabled and its packages	yes	yes	yes
-verbs	ud	rdma/pathlab-rx-verbs	--mode ud	-	vm	meson option -Drdma=enabled and its packages	yes	yes	yes
-verbs	rc	rdma/pathlab-rx-verbs	--mode rc	-	vm	meson option -Drdma=enabled and its packages	yes	yes	yes
-verbs	rc_write_imm	rdma/pathlab-rx-verbs	--mode rc_write_imm	-	vm	meson option -Drdma=enabled and its packages	yes	yes	no
-'
+# The table itself is paths.tsv beside this file (labs/plab reads it too);
+# comment lines start with #.
+PL_PATH_TABLE=$(grep -v '^#' "$(dirname "${BASH_SOURCE[0]}")/paths.tsv")
 
 # The generator, relative to the build directory.
 # shellcheck disable=SC2034 # used by compare.sh and labs/pathlab

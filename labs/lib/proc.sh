@@ -85,7 +85,8 @@ pl__undo() {
 		fi
 		pl_end "$a" || :
 	done <"$1"
-	! grep -qx nf-here "$1" || TR_HERE=1 tr_nf_remove
+	! grep -qx nf-here "$1" ||
+		"${PATHLAB_PYTHON:-/usr/bin/python3}" "$PATHLAB_ROOT/labs/plab" tradeoffs-undo
 	while read -r what a b; do
 		[ "$what" != topo ] || PATHLAB_PREFIX=$a topo_down
 	done <"$1"

@@ -14,7 +14,7 @@
 #
 #   bash labs/lib/rdma-vm-compare.sh --direct [--cpus RX,TX] --out OUT/raw ...
 #
-# or, with --peer IF, on two hosts (labs/lib/hosts.sh: compare --iface IF
+# or, with --peer IF, on two hosts (labs/plab/sender.py: compare --iface IF
 # --sender ...): the receiver here on the RDMA device and port whose RoCE
 # v2 GID holds IF's IPv4 address, the sender on the other machine, its
 # command line handed to a transport (--tx-via: "ssh ... HOST" or "ip netns
@@ -34,9 +34,11 @@
 # GID), named in the note once its JSON is back. Every run gets an
 # env_note naming the devices.
 #
-# For each run it writes OUT/raw/verbs-MODE-SIZE-WORKLOAD.{rx,gen,run}.json
+# For each run it writes OUT/raw/verbs-MODE-SIZE-WORKLOAD.{rx,gen,merge}.json
 # like compare's other paths: the receiver's JSON, the sender's summary
-# (pathlab-tx-verbs, merged like pathlab-gen's) and the merged run. In the
+# (pathlab-tx-verbs, merged like pathlab-gen's) and what the merge needs
+# from here (tcpdump's counts, the env note); compare merges them into the
+# run on the host (no Python started in the guest per run). In the
 # visibility workload tcpdump on the receiving veth counts the RoCE v2 data
 # packets (UDP port 4791, end markers excluded) that crossed it. UD at a
 # size whose message does not fit one packet is skipped, with a note.
@@ -47,6 +49,13 @@
 # whole round trips (--pingpong); rc_write_imm has no reflect mode and the
 # GPU variants do not reflect: skipped. --queues N: N QPs on each end, one
 # CQ and thread each, and 4 flows per QP from the sender.
+# --plan FILE (what pathlab compare gives): the runs in that order, one a
+# line, "REF MODE SIZE WORKLOAD GPU TRIAL" (REF "-" for ours; a trial
+# after the first adds -tTRIAL to the file names). REF ib_send_bw or
+# ib_send_lat runs perftest on the same devices and cores: the server's
+# result line stays in ib_*-verbs-MODE-SIZE-WORKLOAD[-tN].srv, which
+# compare reads. Every run prints one line as it ends; a failed one leaves
+# its reason in BASE.error too.
 # shellcheck source-path=SCRIPTDIR
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -68,6 +77,7 @@ SENDER_LABEL="the sender"
 CPUS=1,0
 WORKLOADS=(throughput latency visibility rtt) # the order of COUNTS, RATES
 FAILED=0
+PLAN=""
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -90,6 +100,7 @@ while [ $# -gt 0 ]; do
 	--gpu) GPU=$2 ;;
 	--queues) QUEUES=$2 ;;
 	--workloads) WORKLOAD_LIST=$2 ;;
+	--plan) PLAN=$2 ;;
 	*) echo "rdma-vm-compare: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -106,11 +117,19 @@ elif [ -n "$TX_VIA$TX_PRINT$TX_BIN" ]; then
 fi
 RX=$BUILD/rdma/pathlab-rx-verbs
 TX=${TX_BIN:-$BUILD/rdma/pathlab-tx-verbs}
-# The transport's words (validated by hosts.sh: none holds a blank), and
-# hosts.sh's quoting of the command line handed to it.
+# The transport's words (validated by compare: none holds a blank).
 read -r -a VIA <<<"$TX_VIA"
-# shellcheck source=hosts.sh
-[ -z "$PEER" ] || . "$REPO/labs/lib/hosts.sh"
+
+# Print ARG quoted for a POSIX shell (as it is when it needs no quotes),
+# as compare quotes the generator's command line for the sender.
+hosts_q() {
+	local s=$1
+	if [[ $s =~ ^[A-Za-z0-9_./:=,@+%-]+$ ]]; then
+		printf '%s' "$s"
+	else
+		printf "'%s'" "${s//\'/\'\\\'\'}"
+	fi
+}
 IFS=, read -r -a counts <<<"$COUNTS"
 IFS=, read -r -a rates <<<"$RATES"
 IFS=, read -r RX_CPU TX_CPU <<<"$CPUS"
@@ -259,13 +278,21 @@ td_stop() {
 $(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$err" | head -n 1)"
 }
 
+# Say that the run BASE failed, and why (also into BASE.error).
+run_failed() {
+	echo "FAILED ($2)"
+	echo "$2" >"$1.error"
+}
+
 # One run of MODE at frame SIZE with workload WL (count N, rate R), with
-# the receiver's GPU variant KIND unless it is none.
+# the receiver's GPU variant KIND unless it is none; TRIAL (default 0)
+# after the first adds -tTRIAL to its files.
 one_run() {
-	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 base rx_pid rc seen=null drop=null
+	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 trial=${7:-0} base rx_pid rc seen="" drop=""
 	local rx_args=() tx_args=() wait_ms=30000 note=$ENV_NOTE dev
 	base=$OUT/verbs-$mode-$size-$wl
 	[ "$gpu" = none ] || base=$base-gpu-$gpu
+	[ "$trial" = 0 ] || base=$base-t$trial
 	rm -f "$base".*
 	if [ "$mode" = ud ] && [ $((size - 46)) -gt "$MTU" ]; then
 		echo "UD messages must fit one packet: $((size - 46)) B > the $MTU-byte path MTU" >"$base.skipped"
@@ -274,7 +301,7 @@ one_run() {
 	fi
 	[ -z "$TX_PRINT" ] || wait_ms=$((TX_PRINT * 1000))
 	[ "$wl" != visibility ] || td_start "$base.tcpdump.err" "$mode" ||
-		{ echo "FAILED (tcpdump)"; return 1; }
+		{ run_failed "$base" "tcpdump did not start"; return 1; }
 	if [ "$wl" = rtt ] && { [ "$mode" = rc_write_imm ] || [ "$gpu" != none ]; }; then
 		echo "$mode${gpu/#none/}: no reflect mode, so no round trip" >"$base.skipped"
 		echo "skipped ($(cat "$base.skipped"))"
@@ -305,8 +332,7 @@ one_run() {
 			echo "skipped: $(cat "$base.skipped")"
 			return 0
 		fi
-		echo "FAILED (receiver exit $rc)"
-		tail -n 3 "$base.rx.err" | sed 's/^/    /'
+		run_failed "$base" "receiver exit $rc: $(tail -n 3 "$base.rx.err" | paste -sd'|' -)"
 		return 1
 	fi
 	tx_args=(--mode "$mode" --dst "$RX_ADDR" --size "$size" --count "$n")
@@ -329,21 +355,69 @@ one_run() {
 		TD_PID=
 	fi
 	if [ $rc != 0 ] || ! jq -e . "$base.rx.json" "$base.gen.json" >/dev/null 2>&1; then
-		echo "FAILED (exit $rc)"
-		tail -n 3 "$base.rx.err" "$base.gen.err" 2>/dev/null | sed 's/^/    /'
+		run_failed "$base" "exit $rc: $(jq -r '"sender: " + (.last_error // empty)' \
+			"$base.gen.json" 2>/dev/null) $(tail -q -n 3 "$base.rx.err" \
+			"$base.gen.err" 2>/dev/null | paste -sd'|' -)"
 		return 1
 	fi
 	if [ -n "$PEER" ]; then
 		dev=$(jq -r '.verbs.device // empty' "$base.gen.json")
 		note+=${dev:+, device $dev there (its own choice)}
 	fi
-	jq -n --slurpfile rx "$base.rx.json" --slurpfile gen "$base.gen.json" \
-		--argjson tcpdump "${seen:-null}" --argjson tcpdump_dropped "${drop:-null}" \
-		--arg env_note "$note" -f "$REPO/labs/lib/merge.jq" >"$base.run.json"
-	jq -r '"\(.pps / 100 | round / 10) kpps, received \(.received)/\(.sent), lost \(.lost), unattributed \(.unattributed)"
-		+ (if .workload == "latency" then ", p50 \(.latency_ns.p50 / 100 | round / 10) us one-way" else "" end)
-		+ (if .workload == "visibility" then ", tcpdump saw \(.tcpdump_seen)" else "" end)
-		+ (if .rtt_ns then ", round trip p50 \(.rtt_ns.p50 / 100 | round / 10) us" else "" end)' "$base.run.json"
+	# compare merges the two JSON files on the host (labs/plab/merge.py):
+	# what only this side knows goes beside them.
+	jq -n --argjson seen "${seen:-null}" --argjson drop "${drop:-null}" \
+		--arg note "$note" '{tcpdump: $seen, tcpdump_dropped: $drop,
+		env_note: $note}' >"$base.merge.json"
+	jq -rn --slurpfile rx "$base.rx.json" --slurpfile gen "$base.gen.json" \
+		'$rx[0] as $r | $gen[0] as $g
+		| "\(($r.pps // 0) / 100 | round / 10) kpps, received \($r.received) of \($g.sent) sent"
+		+ (if $r.workload == "latency" then ", p50 \($r.latency_ns.p50 / 100 | round / 10) us one-way" else "" end)
+		+ (if $r.workload == "visibility" then ", tcpdump saw \($seen)" else "" end)
+		+ (if $g.rtt then ", round trip p50 \($g.rtt.p50_ns / 100 | round / 10) us" else "" end)' \
+		--argjson seen "${seen:-null}"
+}
+
+# One perftest run of TOOL (ib_send_bw or ib_send_lat) for MODE at SIZE,
+# N messages, trial TRIAL: the server on the receiving device and core,
+# the client on the sending ones; the server's output stays in BASE.srv.
+ref_run() {
+	local tool=$1 mode=$2 size=$3 wl=$4 n=$5 trial=$6 base pid rc=0 c=${2^^}
+	base=$OUT/$tool-verbs-$mode-$size-$wl
+	[ "$trial" = 0 ] || base=$base-t$trial
+	rm -f "$base".*
+	[ "$tool" != ib_send_lat ] || n=$((n < 5000 ? n : 5000))
+	timeout 120 taskset -c "$RX_CPU" "$tool" -d "$RX_DEV" -i "$RX_PORT" \
+		-x "${RX_GID:-1}" -c "$c" -s $((size - 46)) -n "$n" >"$base.srv" 2>&1 &
+	pid=$!
+	sleep 1
+	timeout 120 taskset -c "${TX_CPU:-0}" "$tool" -d "$TX_DEV" -i "$TX_PORT" \
+		-x "${TX_GID:-1}" -c "$c" -s $((size - 46)) -n "$n" "$RX_ADDR" >"$base.cli" 2>&1 || rc=$?
+	wait "$pid" || rc=$((rc + 100))
+	if [ $rc != 0 ] || ! grep -qE '^ *[0-9]+ +[0-9]+ ' "$base.srv"; then
+		run_failed "$base" "$tool exit $rc: $(tail -n 3 "$base.srv" | paste -sd'|' -)"
+		return 1
+	fi
+	awk -v t="$tool" '$1 ~ /^[0-9]+$/ && NF >= 5 { l = $0; r = $5; p = $8 }
+		END { if (t == "ib_send_bw") printf "%.1f kpps (MsgRate)\n", r * 1000
+			else printf "half round trip t_typical %s us, 99%% %s us\n", r, p }' "$base.srv"
+}
+
+# The runs of --plan FILE, in order (see the top of this file).
+run_plan() {
+	local ref mode size wl gpu trial i
+	while read -r ref mode size wl gpu trial; do
+		i=$(wl_index "$wl")
+		if [ "$ref" != - ]; then
+			printf 'ref %s verbs %s %s B %s trial %s ... ' "$ref" "$mode" "$size" "$wl" "$trial"
+			ref_run "$ref" "$mode" "$size" "$wl" "${counts[$i]}" "$trial" || FAILED=$((FAILED + 1))
+			continue
+		fi
+		printf 'verbs %s %s B %s%s%s ... ' "$mode" "$size" "$wl" \
+			"$([ "$gpu" = none ] || echo " +gpu $gpu")" "$([ "$trial" = 0 ] || echo " trial $trial")"
+		one_run "$mode" "$size" "$wl" "${counts[$i]}" "${rates[$i]}" "$gpu" "$trial" ||
+			FAILED=$((FAILED + 1))
+	done <"$PLAN"
 }
 
 IFS=, read -r -a modes <<<"$MODES"
@@ -360,6 +434,12 @@ wl_index() {
 	exit 2
 }
 
+if [ -n "$PLAN" ]; then
+	run_plan
+	[ $FAILED = 0 ] || echo "rdma-vm-compare: $FAILED runs failed (raw files in $OUT)"
+	[ $FAILED = 0 ]
+	exit
+fi
 IFS=, read -r -a wls <<<"$WORKLOAD_LIST"
 idx=()
 for w in "${wls[@]}"; do idx+=("$(wl_index "$w")"); done

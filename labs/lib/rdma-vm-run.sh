@@ -100,7 +100,7 @@ vm_run() {
 		-m "${RDMA_VM_MEM:-1024}" -smp "${RDMA_VM_CPUS:-2}" \
 		-nodefaults -display none -no-reboot -nic none -serial stdio \
 		-kernel "$VM_CACHE/vmlinux" -initrd "$VM_CACHE/initrd.gz" \
-		-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=reliable PLVM_SHARES=$list PLVM_RUN=$VM_RUN_DIR" \
+		-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=reliable no_timer_check PLVM_SHARES=$list PLVM_RUN=$VM_RUN_DIR" \
 		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
 		"${virtfs[@]}" \
 		-virtfs "local,path=$VM_RUN_DIR,mount_tag=run,security_model=none,multidevs=remap" \
@@ -108,8 +108,11 @@ vm_run() {
 	VM_QEMU_PID=$!
 	# The console in the background: bash runs a trap only once the
 	# foreground command is done, but it interrupts a wait at once.
+	# sed -u: each line as it comes (tr and grep would hold them in a
+	# pipe's buffer until the guest ends).
 	tail -s 0.2 --pid="$VM_QEMU_PID" -n +1 -f "$log" 2>/dev/null |
-		tr -d '\r' | grep -vE '^PATHLAB-RDMA-VM-EXIT=|^\[ *[0-9.]+\] reboot: Power down' &
+		sed -u -e 's/\r//g' -e '/^PATHLAB-RDMA-VM-EXIT=/d' \
+			-e '/^\[ *[0-9.]*\] reboot: Power down/d' &
 	tailer=$!
 	wait "$VM_QEMU_PID" && rc=0 || rc=$?
 	wait "$tailer" || true

@@ -10,7 +10,7 @@
 # (slides/results/default.json) unless --results names another or --fresh
 # runs `pathlab compare --quick` first. Plots beside that file (rate.svg,
 # latency.svg, cpu.svg) are used; missing ones are drawn with
-# labs/lib/plots.sh when gnuplot is there. Chromium prints the PDFs with
+# labs/lib/plots.sh (matplotlib). Chromium prints the PDFs with
 # its sandbox on (labs/lib/chromium.sh). The interactive figure
 # (slides/figure/) is copied into DIR/figure with the same results.
 # Code comes from the sources through their 8< markers (slides/tools/

@@ -3,7 +3,7 @@
 # what `ss -u -a -n -m` shows of a socket on PORT, every PERIOD seconds, for
 # as long as process PID lives (a zombie counts as ended). Each sample
 # starts with a "# sample" line; an empty one taken as PID ended is left
-# out. labs/lib/tradeoffs.sh runs it in the rx namespace (ns_spawn);
+# out. labs/plab/tradeoffs.py runs it in the rx namespace (nsenter);
 # SIGTERM ends it after the current sample.
 #
 #   tradeoffs-ss.sh PORT PERIOD PID

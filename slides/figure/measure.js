@@ -10,38 +10,51 @@
 	 * The measured figures a step can show: a label, the figure in words
 	 * (get; null when the runs lack it) and a short form for the drawing.
 	 * m holds the runs on screen: thr, lat, vis (throughput, latency and
-	 * visibility workloads) and gpu.
+	 * visibility workloads) and gpu; sum.thr and sum.lat their rows of
+	 * results.json's summary when it has one (compare --trials): then a
+	 * figure is the median of the trials, with its min-max and the rows
+	 * it cannot be told apart from.
 	 */
 	var METRICS = {
 		pps: { label: "received", get: function (m) {
-			var t = m.thr;
+			var t = m.thr, f = fig(m, "thr", "kpps");
 			if (!t || t.pps == null)
 				return null;
-			var s = rate(t.pps);
+			var s = rate(f ? f.median * 1000 : t.pps);
 			if (t.sent > 0 && t.lost / t.sent >= 0.005)
 				s += " (" + pct(t.lost / t.sent) + " lost)";
-			return s;
+			return s + spread(m, "thr", "kpps", function (v) {
+				return rate(v * 1000);
+			});
 		}, short: function (m) {
-			return rate(m.thr.pps);
+			var f = fig(m, "thr", "kpps");
+			return rate(f ? f.median * 1000 : m.thr.pps);
 		} },
 		p99: { label: "latency p99", get: function (m) {
 			var l = m.lat && m.lat.latency_ns;
+			var f = fig(m, "lat", "latency_p99_ns");
 			if (!l || !(l.count > 0))
 				return m.lat ? "no samples: nothing reaches user space" :
 					null;
-			return us(l.p99) + " " + (l.kind || "one-way") +
-				" (p50 " + us(l.p50) + ")";
+			return us(f ? f.median : l.p99) + " " +
+				(l.kind || "one-way") + " (p50 " + us(l.p50) + ")" +
+				spread(m, "lat", "latency_p99_ns", us);
 		}, short: function (m) {
-			var l = m.lat.latency_ns;
-			return l && l.count > 0 ? "p99 " + us(l.p99) : "no latency";
+			var l = m.lat.latency_ns, f = fig(m, "lat", "latency_p99_ns");
+			return l && l.count > 0 ? "p99 " + us(f ? f.median : l.p99) :
+				"no latency";
 		} },
 		cycles_rx: { label: "receive cycles", get: function (m) {
 			var t = m.thr, r = t && t.receive_cycles_per_packet;
 			if (!r)
 				return null;
-			var s = num(r.total, 0) + " per packet on the " +
-				"receiving cores (kernel " + num(r.kernel, 0) +
-				" + app " + num(r.app, 0) + ")";
+			var f = fig(m, "thr", "receive_cycles");
+			var s = num(f ? f.median : r.total, 0) + " per packet on " +
+				"the receiving cores (kernel " + num(r.kernel, 0) +
+				" + app " + num(r.app, 0) + ")" +
+				spread(m, "thr", "receive_cycles", function (v) {
+					return num(v, 0);
+				});
 			if (t.budget)
 				s += "; budget " + num(t.budget.cycles_10g, 0) +
 					" at 10 GbE, " + num(t.budget.cycles_100g, 0) +
@@ -52,11 +65,14 @@
 			return r ? kilo(r.total) + " cyc/pkt" : "cost: not measured";
 		} },
 		cycles_sys: { label: "all-CPU cycles", get: function (m) {
-			var t = m.thr;
+			var t = m.thr, f = fig(m, "thr", "system_cycles");
 			if (!t || !t.cycles_per_packet)
 				return null;
-			return num(t.cycles_per_packet.system, 0) +
-				" per packet (whole machine, generator included)";
+			return num(f ? f.median : t.cycles_per_packet.system, 0) +
+				" per packet (whole machine, generator included)" +
+				spread(m, "thr", "system_cycles", function (v) {
+					return num(v, 0);
+				});
 		}, short: function (m) {
 			return "all " + kilo(m.thr.cycles_per_packet.system) + " cyc";
 		} },
@@ -132,6 +148,28 @@
 		} }
 	};
 
+	/* The summary figure NAME of the runs m[WL] (thr, lat), or null. */
+	function fig(m, wl, name) {
+		var e = m && m.sum && m.sum[wl];
+		return e && e.figures && e.figures[name] || null;
+	}
+
+	/*
+	 * Words after a figure measured over trials: the median's spread and
+	 * the rows it cannot be told apart from (ranges that overlap).
+	 */
+	function spread(m, wl, name, fmt) {
+		var f = fig(m, wl, name), e = m && m.sum && m.sum[wl];
+		if (!f || !(f.n > 1))
+			return "";
+		var s = " (median of " + f.n + " trials, " + fmt(f.min) + "\u2013" +
+			fmt(f.max) + ")";
+		var nd = e.not_distinguishable && e.not_distinguishable[name];
+		if (Array.isArray(nd) && nd.length)
+			s += "; not distinguishable from " + nd.join(", ");
+		return s;
+	}
+
 	/* ---- formatting ---- */
 
 	function num(v, d) {
@@ -186,11 +224,20 @@
 
 	/* ---- results ---- */
 
-	/* Index the runs: path -> gpu|cpu -> mode -> frame size -> workload. */
+	/*
+	 * Index the runs: path -> gpu|cpu -> mode -> frame size -> workload,
+	 * our own receivers' (a reference tool's row is not the path's), the
+	 * first trial's; and the summary's rows by the same keys.
+	 */
 	function indexResults(r) {
-		var idx = { sizes: [], paths: {} }, seen = {};
+		var idx = { sizes: [], paths: {}, summary: {} }, seen = {};
+		(Array.isArray(r.summary) ? r.summary : []).forEach(function (e) {
+			if (e && !e.reference && !e.placement)
+				idx.summary[[e.path, e.mode, e.gpu || "none",
+					e.frame_bytes, e.workload].join("|")] = e;
+		});
 		r.runs.forEach(function (run) {
-			if (!run || typeof run.path !== "string")
+			if (!run || typeof run.path !== "string" || run.reference)
 				return;
 			var p = idx.paths[run.path] || (idx.paths[run.path] =
 				{ cpu: {}, gpu: {}, modes: [], gpuModes: [] });
@@ -203,8 +250,10 @@
 			}
 			var bySize = byMode[run.mode][run.frame_bytes] ||
 				(byMode[run.mode][run.frame_bytes] = {});
-			/* A real GPU before the emulated one. */
-			if (!bySize[run.workload] || run.gpu === "cuda")
+			/* A real GPU before the emulated one; the first trial. */
+			var had = bySize[run.workload];
+			if (!had || run.gpu === "cuda" && had.gpu !== "cuda" ||
+				had.gpu === run.gpu && (had.trial || 0) > (run.trial || 0))
 				bySize[run.workload] = run;
 			if (!seen[run.frame_bytes]) {
 				seen[run.frame_bytes] = 1;
@@ -230,9 +279,14 @@
 		var cpu = (ip.cpu[mode] || {})[size] || {};
 		var gmode = ip.gpuModes.indexOf(mode) >= 0 ? mode : ip.gpuModes[0];
 		var gpu = gmode ? (ip.gpu[gmode] || {})[size] || {} : {};
+		function sum(run) {
+			return run ? index.summary[[id, run.mode, run.gpu || "none",
+				size, run.workload].join("|")] || null : null;
+		}
 		return { mode: mode, thr: cpu.throughput, lat: cpu.latency,
 			vis: cpu.visibility, gpu: gpu.throughput || gpu.latency,
-			gpuLat: gpu.latency };
+			gpuLat: gpu.latency,
+			sum: { thr: sum(cpu.throughput), lat: sum(cpu.latency) } };
 	}
 
 	window.PathlabMeasure = {

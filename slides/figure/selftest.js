@@ -191,6 +191,42 @@
 		});
 	}
 
+	/*
+	 * Results with trials: the figure shows each figure's median with its
+	 * min-max and the rows it cannot be told apart from; a reference
+	 * tool's run (sockperf, path socket) is never taken for the path's.
+	 */
+	function trials(api) {
+		var r = JSON.parse(JSON.stringify(SAMPLE));
+		r.runs.forEach(function (x) {
+			x.trial = 0;
+		});
+		var extra = JSON.parse(JSON.stringify(r.runs[0]));
+		extra.trial = 1;
+		extra.pps = 95000;
+		r.runs.push(extra);
+		r.runs.push({ path: "socket", mode: "recvmmsg", gpu: "none",
+			reference: "sockperf", tool: "sockperf", env: "veth-vm",
+			workload: "throughput", frame_bytes: 64, pps: 1,
+			sent: 10, received: 1, lost: 9, trial: 0 });
+		r.summary = [{ path: "socket", mode: "recvmmsg", gpu: "none",
+			workload: "throughput", frame_bytes: 64, trials: 2,
+			row: "socket recvmmsg",
+			figures: { kpps: { median: 92.1385, min: 89.277, max: 95,
+				n: 2 } },
+			not_distinguishable: { kpps: ["dpdk af_packet"] } }];
+		check(api.loadText(JSON.stringify(r), "trials.json") === true,
+			"results with trials load");
+		key("1");
+		var text = $(".measured-table").textContent;
+		check(/92\.1 kpps \(median of 2 trials, 89\.3 kpps.95\.0 kpps\)/
+			.test(text), "the rate is the median, with its min-max");
+		check(/not distinguishable from dpdk af_packet/.test(text),
+			"rows whose ranges overlap are said to be");
+		check(!/0\.0 kpps/.test(text),
+			"a reference tool's run is not the path's");
+	}
+
 	function verdict() {
 		var out = $("#selftest"), pass = failures.length === 0;
 		out.hidden = false;
@@ -216,7 +252,9 @@
 			key("g");
 			stepThrough(api, true);
 			key("g");
-			start = loadResults(api);
+			start = loadResults(api).then(function () {
+				trials(api);
+			});
 		} catch (e) {
 			check(false, "exception: " + e.message);
 		}

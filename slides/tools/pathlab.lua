@@ -15,7 +15,7 @@
 --   <!-- results: label [ID] -->    where, when and how the numbers were made
 --                                   (of path ID's runs only, with ID; gpu or
 --                                   nogpu as for measured)
---   <!-- results: summary SIZE -->  labs/lib/summary.jq at SIZE-byte frames
+--   <!-- results: summary SIZE -->  labs/plab's summary at SIZE-byte frames
 --   <!-- results: path ID SIZE -->  one path's rows, more columns
 --   <!-- results: budget -->        the cycle budget per frame size measured
 --   <!-- results: choose SIZE -->   what each path gives up, with its figures
@@ -315,10 +315,18 @@ local function size_arg(directive, s)
 	return s
 end
 
--- labs/summary.jq's table; its first paragraph (where and when) is the label.
+-- labs/plab's summary table (its strings escaped for Markdown); its first
+-- paragraph (where and when) is the label.
 local function summary_blocks(directive, size)
-	local blocks = md_blocks(jq(directive, { "-r", "--argjson", "size",
-		size, "-f", root .. "/labs/lib/summary.jq", results_json }))
+	if results_json == "" or not exists(results_json) then
+		fail(directive, "no results.json (PL_RESULTS) for this build")
+	end
+	local ok, res = pcall(pandoc.pipe, "/usr/bin/python3",
+		{ root .. "/labs/plab", "summary", results_json, size }, "")
+	if not ok then
+		fail(directive, "labs/plab summary failed: " .. tostring(res))
+	end
+	local blocks = md_blocks(res)
 	if blocks[1] and blocks[1].t == "Para" then
 		blocks[1] = pandoc.Div({ blocks[1] }, pandoc.Attr("", { "label" }))
 	end
@@ -377,12 +385,12 @@ local function plot_block(directive, args)
 			pandoc.Div({ cap }, pandoc.Attr("", { "label" })),
 		}, pandoc.Attr("", { "plot" }, { ["data-plot"] = name }))
 	end
-	-- No plot (gnuplot missing when the results were made): the numbers
+	-- No plot (matplotlib missing when the results were made): the numbers
 	-- the plot would show, as a table, and why.
 	return pandoc.Div({
 		pandoc.Para({ pandoc.Emph({ pandoc.Str("The plot '" .. name ..
 			"' was not drawn for these results (labs/lib/plots.sh " ..
-			"needs gnuplot); the table has the numbers at 64 B.") }) }),
+			"needs matplotlib); the table has the numbers at 64 B.") }) }),
 		summary_blocks(directive, "64"),
 	})
 end

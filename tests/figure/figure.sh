@@ -5,7 +5,7 @@
 #                              every plot as SVG (well-formed, titled,
 #                              labelled with the environment) and PNG, a
 #                              subset of the paths, no runs, a bad file,
-#                              no gnuplot; and figure_write's results.js
+#                              no matplotlib; and figure_write's results.js
 #   figure.sh browser OUTDIR   slides/figure in headless chromium: its
 #                              self-test (#selftest) passes from the source
 #                              tree and from a copy beside a results.js,
@@ -14,7 +14,7 @@
 #                              screenshots with the sample results loaded
 #
 # Prints "N passed, M failed"; exit 0 if none failed, 77 when a tool is
-# missing (gnuplot or jq; chromium), 99 on a harness error.
+# missing (matplotlib or jq; chromium), 99 on a harness error.
 # shellcheck disable=SC2317 # the checks are called through expect
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -107,10 +107,14 @@ lib_call() {
 		echo "$rc"; echo survived >&2' _ "$PLOTS" "$@" 2>"$out/last.log"
 }
 
-# Run FUNCTION ARGS... of plots.sh with no gnuplot or anything on PATH.
+# Run FUNCTION ARGS... of plots.sh where Python finds no matplotlib (a
+# package of that name that cannot be imported comes first on its path).
 lib_call_bare() {
-	bash -c '. "$1"; shift; PATH=/nonexistent; rc=0; "$@" >&2 || rc=$?;
-		echo "$rc"' _ "$PLOTS" "$@" 2>"$out/last.log"
+	mkdir -p "$out/nompl/matplotlib" || exit 99
+	echo 'raise ImportError("no matplotlib here")' \
+		>"$out/nompl/matplotlib/__init__.py"
+	PYTHONPATH=$out/nompl bash -c '. "$1"; shift; rc=0;
+		"$@" >&2 || rc=$?; echo "$rc"' _ "$PLOTS" "$@" 2>"$out/last.log"
 }
 
 # True if results.js in DIR holds exactly the sample, as JSON.
@@ -122,8 +126,8 @@ results_js_ok() {
 test_plots() {
 	local d name f rc
 	need jq "jq is not installed"
-	need gnuplot "gnuplot is not installed (Debian: gnuplot-nox)"
-	need python3 "python3 is not installed"
+	/usr/bin/python3 -c 'import matplotlib' 2>/dev/null ||
+		skip "matplotlib is not installed (Debian: python3-matplotlib)"
 
 	# The whole sample: three plots, two formats each.
 	d=$out/all
@@ -174,11 +178,11 @@ test_plots() {
 	expect "bad file: says why, and the caller goes on" \
 		has_all "$out/last.log" "not a pathlab results.json" survived
 
-	# No gnuplot: 77 and a warning.
-	rc=$(lib_call_bare plots_write "$SAMPLE" "$out/nognuplot")
-	expect "no gnuplot: returns 77 (got $rc)" [ "$rc" = 77 ]
-	expect "no gnuplot: says so" has_all "$out/last.log" \
-		"gnuplot is not installed"
+	# No matplotlib: 77 and a warning.
+	rc=$(lib_call_bare plots_write "$SAMPLE" "$out/nompl-out")
+	expect "no matplotlib: returns 77 (got $rc)" [ "$rc" = 77 ]
+	expect "no matplotlib: says so" has_all "$out/last.log" \
+		"matplotlib is not installed"
 
 	# The figure beside the plots: its files and results.js.
 	d=$out/all

@@ -111,9 +111,8 @@ run_pair() {
 	done
 	kill -TERM "$pid" 2>/dev/null
 	wait "$pid" || bad "$name: receiver exited $?: $(cat "$TMP/$name.rx.err")"
-	jq -n --slurpfile rx "$TMP/$name.rx.json" \
-		--slurpfile gen "$TMP/$name.gen.json" --argjson tcpdump null \
-		-f "$PATHLAB_LIB/merge.jq" > "$TMP/$name.json"
+	/usr/bin/python3 "$REPO/labs/plab" merge "$TMP/$name.rx.json" \
+		"$TMP/$name.gen.json" >"$TMP/$name.json"
 }
 
 # run_pair_exact: run_pair for the runs that must lose nothing (paced at a

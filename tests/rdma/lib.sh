@@ -9,7 +9,7 @@
 
 RX_VERBS=$BUILD/rdma/pathlab-rx-verbs
 TX_VERBS=$BUILD/rdma/pathlab-tx-verbs
-MERGE=$REPO/labs/lib/merge.jq
+PLAB=$REPO/labs/plab
 PASS=0
 FAIL=0
 FAILED=()
@@ -72,8 +72,8 @@ run_pair() {
 		echo '{}' >"$base.json"
 		return 1
 	fi
-	jq -n --slurpfile rx "$base.rx.json" --slurpfile gen "$base.tx.json" \
-		--argjson tcpdump null -f "$MERGE" >"$base.json"
+	/usr/bin/python3 "$PLAB" merge "$base.rx.json" "$base.tx.json" \
+		>"$base.json"
 }
 
 # fails_fast DESC SECONDS PATTERN CMD...: CMD must fail (not 0, not a

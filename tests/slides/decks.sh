@@ -87,8 +87,8 @@ elif ! grep -q "no marker" "$OUT/logs/bad.log"; then
 fi
 
 # 3. Images inside each deck, plots drawn, embedded pages and links there.
-have_gnuplot=0
-command -v gnuplot >/dev/null 2>&1 && have_gnuplot=1
+have_plots=0
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null && have_plots=1
 check_local() { # FILE-IN-OUT what deck
 	local target=${1%%#*}
 	case $target in
@@ -113,7 +113,7 @@ for f in "$OUT"/[0-9][0-9]-*.html "$OUT/index.html"; do
 	done < <(grep -o '<a [^>]*href="[^"#][^"]*"' "$f" | sed 's/.*href="//; s/"$//')
 	plots=$(grep -c '<!-- plot:' "$ROOT/slides/${deck%.html}.md" 2>/dev/null)
 	drawn=$(grep -o 'data-plot="[^"]*"' "$f" | wc -l)
-	if [ "$have_gnuplot" = 1 ] && [ "${plots:-0}" != "$drawn" ]; then
+	if [ "$have_plots" = 1 ] && [ "${plots:-0}" != "$drawn" ]; then
 		fail "$deck: $drawn of ${plots:-0} plots drawn"
 	fi
 done

@@ -4,10 +4,9 @@
 # created, and nothing else: an existing DIR (--out /etc), the files and
 # folders already in it, and links stay as they were, also when a folder
 # is swapped for a link while compare runs (it is given through the
-# descriptor opened at the start). $1 labs/lib/compare.sh.
+# descriptor opened at the start). $1: labs/plab.
 set -u
-# shellcheck source=../../labs/lib/compare.sh
-. "${1:?usage: compare_chown.sh labs/lib/compare.sh}"
+PLAB=${1:?usage: compare_chown.sh labs/plab}
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: needs root to give files away (chown)"
 	exit 77
@@ -29,17 +28,28 @@ owner() {
 	fi
 }
 
-# compare_into DIR: what compare does to its output folder.
+# compare_into DIR [SWAP]: what compare does to its output folder (labs/plab's
+# OutDir: noted before, made, written into, given away); SWAP, a shell
+# command, runs after the writing and before the giving away.
 compare_into() {
-	CMP_OUT=$1
-	cmp_outdir || { echo "FAIL: cmp_outdir $1"; fail=$((fail + 1)); }
-	echo '{}' >"$CMP_OUT/results.json"
-	echo '{}' >"$CMP_OUT/raw/socket.run.json"
-	mkdir -p "$CMP_OUT/raw/vm/deeper"
-	echo log >"$CMP_OUT/raw/vm/deeper/guest.log"
-	cmp_chown
+	/usr/bin/python3 - "$PLAB" "$1" "${2:-}" <<'PY' || { echo "FAIL: OutDir $1"; fail=$((fail + 1)); }
+import os, subprocess, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from plab.outdir import OutDir
+d = OutDir(sys.argv[2], "/nonexistent")
+d.create()
+for f in ("results.json", "raw/socket.run.json"):
+    with open(os.path.join(d.path, f), "w") as fh:
+        fh.write("{}\n")
+os.makedirs(os.path.join(d.raw, "vm", "deeper"))
+with open(os.path.join(d.raw, "vm", "deeper", "guest.log"), "w") as fh:
+    fh.write("log\n")
+if sys.argv[3]:
+    subprocess.run(["bash", "-c", sys.argv[3]], check=True)
+d.chown()
+d.close()
+PY
 }
-
 # An existing folder, with files, a raw/ and a link of its own.
 old=$tmp/existing
 mkdir -p "$old/raw" "$tmp/target"
@@ -73,37 +83,25 @@ owner 4242:4343 "$tmp/new/a/out/raw/vm/deeper/guest.log"
 user=$tmp/user
 mkdir -p "$user" "$tmp/victim/made/out/raw"
 echo keep >"$tmp/victim/made/out/results.json"
-echo keep >"$tmp/victim/made/out/raw/x.json"
+echo keep >"$tmp/victim/made/out/raw/socket.run.json"
 chown 4242:4343 "$user"
-CMP_OUT=$user/made/out
-cmp_outdir || { echo "FAIL: cmp_outdir $CMP_OUT"; fail=$((fail + 1)); }
-echo '{}' >"$CMP_OUT/results.json"
-echo '{}' >"$CMP_OUT/raw/x.json"
-mv "$user" "$tmp/user-moved"
-ln -s "$tmp/victim" "$user"
-cmp_chown
+compare_into "$user/made/out" \
+	"mv '$user' '$tmp/user-moved' && ln -s '$tmp/victim' '$user'"
 owner 0:0 "$tmp/victim/made"
 owner 0:0 "$tmp/victim/made/out/results.json"
-owner 0:0 "$tmp/victim/made/out/raw/x.json"
+owner 0:0 "$tmp/victim/made/out/raw/socket.run.json"
 owner 4242:4343 "$tmp/user-moved/made/out/results.json"
-owner 4242:4343 "$tmp/user-moved/made/out/raw/x.json"
-
+owner 4242:4343 "$tmp/user-moved/made/out/raw/socket.run.json"
 # An existing folder of the user's, its new raw/ swapped for a link to
 # root's tree: the link is given, not what it points to.
 mine=$tmp/mine
 mkdir -p "$mine" "$tmp/victim2"
 echo keep >"$tmp/victim2/x.json"
 chown 4242:4343 "$mine"
-CMP_OUT=$mine
-cmp_outdir || { echo "FAIL: cmp_outdir $mine"; fail=$((fail + 1)); }
-echo '{}' >"$mine/raw/x.json"
-mv "$mine/raw" "$mine/raw-moved"
-ln -s "$tmp/victim2" "$mine/raw"
-cmp_chown
+compare_into "$mine" "mv '$mine/raw' '$mine/raw-moved' && ln -s '$tmp/victim2' '$mine/raw'"
 owner 0:0 "$tmp/victim2"
 owner 0:0 "$tmp/victim2/x.json"
 owner 4242:4343 "$mine/raw"
-
 # Without sudo (or sudo from root) nothing changes hands.
 SUDO_UID=0 compare_into "$tmp/root-only"
 owner 0:0 "$tmp/root-only/results.json"

@@ -1,11 +1,15 @@
 #!/bin/sh
-# The trade-off table (labs/lib/tradeoffs.jq) on a made-up results.json:
+# The trade-off table (labs/plab's tradeoffs) on a made-up results.json:
 # each cell's verdict follows from the evidence (counts against sent), a
 # (path, mode) without a visibility run is "not run" with its reason, runs
 # of other workloads and GPU rows are left out, and the text has a row per
-# path and mode. No root needed. $1: tradeoffs.jq.
+# path and mode. No root needed. $1: labs/plab.
 set -u
-jqf=$1
+plab=$1
+# The table, as compare makes it: tradeoffs [--modes JSON] --format F FILE.
+table() {
+	/usr/bin/python3 "$plab" tradeoffs "$@"
+}
 pass=0 fail=0
 
 command -v jq >/dev/null || { echo "SKIP: jq is not installed"; exit 77; }
@@ -66,10 +70,10 @@ modes='[{"path":"socket","mode":"recvmmsg","runner":"netns","built":true,"select
  {"path":"dpdk","mode":"af_packet","runner":"netns","built":true,"selected":true},
  {"path":"verbs","mode":"ud","runner":"vm","built":false,"selected":false},
  {"path":"verbs","mode":"rc","runner":"vm","built":true,"selected":true}]'
-jq --argjson modes "$modes" --arg format json -f "$jqf" \
-	"$tmp/results.json" >"$tmp/t.json" || { echo "FAIL: tradeoffs.jq json"; exit 1; }
-jq -r --arg format text -f "$jqf" "$tmp/t.json" >"$tmp/t.txt" ||
-	{ echo "FAIL: tradeoffs.jq text"; exit 1; }
+table --modes "$modes" --format json "$tmp/results.json" >"$tmp/t.json" ||
+	{ echo "FAIL: the table as JSON"; exit 1; }
+table --format text "$tmp/t.json" >"$tmp/t.txt" ||
+	{ echo "FAIL: the table as text"; exit 1; }
 
 t=$tmp/t.json
 check "one row per (path, mode) with a run, or not run" \
@@ -108,7 +112,7 @@ check "verbs from the VM: tcpdump with ring drops; no harness evidence" \
 	 and (.transport.text | test("Soft-RoCE"))' "$t"
 # partly: half the datagrams counted.
 jq '.runs[0].tradeoffs.netfilter.packets = 500' "$tmp/results.json" |
-	jq --argjson modes "$modes" --arg format json -f "$jqf" >"$tmp/p.json"
+	table --modes "$modes" --format json - >"$tmp/p.json"
 check "partly: 500 of 1000" \
 	'.rows[0].netfilter | .verdict == "partly" and .text == "partly (500/1000)"' \
 	"$tmp/p.json"

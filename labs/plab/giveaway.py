@@ -3,7 +3,7 @@
 """Give what a root command created to the user who ran it through sudo,
 through descriptors, never by path.
 
-  python3 giveaway.py DIR TOP UID GID < OLD
+  python3 -m plab.giveaway DIR TOP UID GID < OLD    (or give()/walk_old())
 
 DIR is the folder the command's output hangs from, named as it was when
 the command started: a descriptor it opened then (/proc/PID/fd/N), so
@@ -19,9 +19,8 @@ fchown() on that descriptor. A link is never followed: only the link
 itself changes hands. Under an old folder the walk looks three levels
 deep (OUT/raw/FILE); under a new one, all of it (to 16 levels).
 
-This is what `pathlab compare` does with --out under sudo; a compare
-driver in any language does the same: open DIR when it starts, keep the
-descriptor, and walk from it at the end.
+This is what `pathlab compare` does with --out under sudo (outdir.py):
+open DIR when it starts, keep the descriptor, and walk from it at the end.
 """
 import os
 import stat

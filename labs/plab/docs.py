@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """docs.py - the measured numbers in README.md, labs/*.md and slides/*.md.
 
 Every figure the documents show comes from a checked-in results file:
@@ -7,7 +6,7 @@ file the decks and plots are drawn from) and the benchmark logs under
 docs/results/bench/ (what labs/bench/*.sh printed, verbatim). Two kinds of
 generated block keep the Markdown tied to them:
 
-  <!-- results: summary SIZE -->     labs/lib/summary.jq at SIZE-byte frames
+  <!-- results: summary SIZE -->     markdown.py's summary at SIZE-byte frames
   <!-- results: path ID SIZE -->     one path's rows (slides/tools/results.jq)
   <!-- results: label [ID] -->       where, when and how the run was made
   <!-- results: budget -->           the cycle budget per frame size
@@ -19,12 +18,15 @@ generated block keep the Markdown tied to them:
   ...
   <!-- /bench -->
 
-  docs.py render [--check] [FILE...]   rewrite the blocks (--check: only
+  plab docs render [--check] [FILE...]   rewrite the blocks (--check: only
                                        say which are stale, exit 1)
-  docs.py numbers [FILE...]            list figure-like numbers found in
+  plab docs numbers [--results F] [FILE...]
+                                       list figure-like numbers found in
                                        no results file and not in
-                                       docs/results/constants.txt; exit 1
-  docs.py refresh RUN_DIR              make RUN_DIR (a compare --out) the
+                                       docs/results/constants.txt, and
+                                       checked-in runs with unattributed
+                                       losses other than 0; exit 1
+  plab docs refresh RUN_DIR            make RUN_DIR (a compare --out) the
                                        checked-in run: its results.json,
                                        plots, README images, then render
 
@@ -34,13 +36,15 @@ parameters: counts, sizes, ports). Code, inline code, links, comments and
 timestamps are not read.
 """
 
+import glob
 import json
 import os
 import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from .util import ROOT
+
 RESULTS = os.path.join(ROOT, "slides", "results", "default.json")
 BENCH = os.path.join(ROOT, "docs", "results", "bench")
 CONSTANTS = os.path.join(ROOT, "docs", "results", "constants.txt")
@@ -61,7 +65,6 @@ def die(msg, code=2):
 def doc_files(args):
     if args:
         return args
-    import glob
     out = []
     for pat in DOCS:
         out += sorted(glob.glob(os.path.join(ROOT, pat)))
@@ -80,8 +83,9 @@ def render_results(words):
     tools = os.path.join(ROOT, "slides", "tools", "results.jq")
     kind = words[0] if words else ""
     if kind == "summary" and len(words) == 2 and words[1].isdigit():
-        return jq(["--argjson", "size", words[1], "-f",
-                   os.path.join(ROOT, "labs", "lib", "summary.jq")])
+        from . import markdown
+        with open(RESULTS) as f:
+            return markdown.summary(json.load(f), int(words[1])) + "\n"
     if kind == "path" and len(words) == 3 and words[2].isdigit():
         return jq(["--arg", "what", "path", "--arg", "path", words[1],
                    "--argjson", "size", words[2], "-f", tools])
@@ -142,7 +146,7 @@ def variants(x, out):
             out.add(norm("%.*f" % (d, y)))
 
 
-def known_numbers():
+def known_numbers(results=RESULTS):
     known = set()
 
     def walk(v):
@@ -157,7 +161,7 @@ def known_numbers():
             for w in v:
                 walk(w)
 
-    with open(RESULTS) as f:
+    with open(results) as f:
         walk(json.load(f))
     texts = []
     if os.path.isdir(BENCH):
@@ -205,8 +209,51 @@ def prose_lines(text):
         yield i, line
 
 
-def numbers(files):
-    known = known_numbers()
+# Runs of a checked-in results file made before the generator counted a
+# refused end marker (each line as unattributed() names a run): known,
+# listed, and gone with the next checked-in run. Only for files of the
+# project itself, never for a --results file.
+WAIVED = os.path.join(ROOT, "docs", "results", "unattributed-waived.txt")
+
+
+def waived():
+    """The lines of WAIVED, comments and blank lines left out."""
+    try:
+        with open(WAIVED) as f:
+            return {ln.strip() for ln in f
+                    if ln.strip() and not ln.startswith("#")}
+    except FileNotFoundError:
+        return set()
+
+
+def unattributed(results, waive=frozenset()):
+    """Runs of the checked-in results whose losses no counter explains
+    (unattributed other than 0): a figure from such a run is not one to
+    teach from. Prints each; their count, less the ones WAIVE lists."""
+    with open(results) as f:
+        runs = json.load(f).get("runs", [])
+    bad = 0
+    for r in runs:
+        u = r.get("unattributed")
+        if isinstance(u, (int, float)) and u != 0:
+            name = ("%s: %s %s%s %s B %s%s: unattributed %s"
+                  % (os.path.relpath(results, ROOT), r.get("path"),
+                     r.get("mode"), "" if r.get("gpu", "none") == "none"
+                     else " +gpu " + str(r.get("gpu")), r.get("frame_bytes"),
+                     r.get("workload"), "" if not r.get("trial") else
+                     " trial %s" % r["trial"], u))
+            if name in waive:
+                print("%s (waived: %s)" % (name,
+                                           os.path.relpath(WAIVED, ROOT)))
+                continue
+            print(name + " (a loss no counter explains, or a counter that"
+                  " counted what was not lost)")
+            bad += 1
+    return bad
+
+
+def numbers(files, results=RESULTS):
+    known = known_numbers(results)
     bad = 0
     for path in doc_files(files):
         with open(path) as f:
@@ -222,7 +269,17 @@ def numbers(files):
         print("docs: %d hand-typed figure(s): take them from a results file "
               "(a generated block, or a number a results file holds), or add "
               "a constant with its reason to docs/results/constants.txt" % bad)
-    return 1 if bad else 0
+    # The runs the project's documents rest on (all of them when no file
+    # is named), or the --results file given.
+    checked = [results] if results != RESULTS else [] if files else \
+        sorted(glob.glob(os.path.join(os.path.dirname(RESULTS), "*.json")))
+    waive = waived() if results == RESULTS else frozenset()
+    u = sum(unattributed(f, waive) for f in checked)
+    if u:
+        print("docs: %d checked-in run(s) with unattributed losses: make the"
+              " checked-in results from a run that accounts for every loss"
+              " (labs/pathlab compare, then labs/pathlab docs refresh DIR)" % u)
+    return 1 if bad or u else 0
 
 
 def refresh(run_dir):
@@ -235,22 +292,24 @@ def refresh(run_dir):
     with open(src) as f:
         if not json.load(f).get("runs"):
             die("%s has no runs" % src)
-    lib = os.path.join(ROOT, "labs", "lib")
+    from . import figure, plots
     slides_results = os.path.dirname(RESULTS)
     shutil.copyfile(src, RESULTS)
-    subprocess.run(["bash", os.path.join(lib, "plots.sh"), "plots", RESULTS,
-                    slides_results], check=True)
+    with open(RESULTS) as f:
+        results = json.load(f)
+    if plots.write(results, slides_results) != 0:
+        die("the plots could not be drawn")
     img = os.path.join(ROOT, "docs", "img")
     shutil.copyfile(os.path.join(slides_results, "cpu.png"),
                     os.path.join(img, "compare-cpu.png"))
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     if chrome:
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run(["bash", os.path.join(lib, "plots.sh"), "figure",
-                            RESULTS, tmp], check=True)
+            figure.write(results, tmp)
             # Sandboxed, as root too (labs/lib/chromium.sh).
             subprocess.run(
-                ["bash", os.path.join(lib, "chromium.sh"), "run",
+                ["bash", os.path.join(ROOT, "labs", "lib", "chromium.sh"),
+                 "run",
                  "file://" + tmp + "/index.html#path=dpdk&step=7&gpu=1",
                  "--virtual-time-budget=5000", "--window-size=1280,800",
                  "--screenshot=" + os.path.join(img, "figure.png")],
@@ -269,11 +328,11 @@ def main(argv):
         check = "--check" in rest
         return render(check, [a for a in rest if a != "--check"])
     if cmd == "numbers":
+        if rest[:1] == ["--results"] and len(rest) >= 2:
+            return numbers(rest[2:], rest[1])
         return numbers(rest)
     if cmd == "refresh" and len(rest) == 1:
         return refresh(rest[0])
     die("unknown command '%s' (render, numbers, refresh DIR)" % cmd)
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
