@@ -25,7 +25,7 @@ if [ "$NCPU" -lt 2 ]; then
 fi
 netns_setup
 
-KS="10000 30000 100000"
+KS="20000 50000 90000"
 COUNT=10000
 TX="--iface $PL_TX_IF --cpu 0 --count $COUNT --rate 10000 --batch 8"
 BASE="--iface $PL_RX_IF --cpu 1 --idle-timeout 3000 --count $COUNT"
