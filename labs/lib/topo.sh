@@ -644,7 +644,7 @@ topo__status_side() {
 
 # Print what exists of the lab; return 0 if up, 1 if down, 2 if partial.
 topo_status() {
-	local prefix tx rx q ns n=0 pids problem
+	local prefix tx rx q ns n=0 procs problem
 	prefix=$(topo_prefix) || return 1
 	q=$(topo__want_queues) || return 1
 	tx=$prefix-tx
@@ -666,13 +666,11 @@ topo_status() {
 	ns_exists "$rx" && topo__status_side "$rx" "$PL_RX_IF"
 	for ns in "$tx" "$rx"; do
 		ns_exists "$ns" || continue
-		pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ',')
-		pids=${pids%,}
-		if [ -z "$pids" ]; then
-			echo "  processes in $ns: none"
-		else
+		if procs=$(topo__procs "$ns"); then
 			echo "  processes in $ns:"
-			ps -o pid=,args= -p "$pids" | sed 's/^/    /'
+			printf '%s\n' "$procs" | sed "s/^$ns: /    /"
+		else
+			echo "  processes in $ns: none"
 		fi
 	done
 	if mountpoint -q "$PL_BPFFS" 2>/dev/null; then
