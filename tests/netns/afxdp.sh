@@ -17,6 +17,9 @@ if [ ! -x "$RX_XSK" ]; then
 	exit 77
 fi
 netns_setup
+# The pollers' own placement (labs/lib/paths.tsv): veth's NAPI thread on
+# the other core, not taking turns with a loop that never sleeps.
+topo_napi_place other-core || { echo "FAIL: topo_napi_place other-core"; exit 1; }
 
 RX="--iface $PL_RX_IF --cpu 1 --idle-timeout 3000"
 TX="--iface $PL_TX_IF --cpu 0"

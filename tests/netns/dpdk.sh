@@ -22,6 +22,9 @@ if [ ! -x "$RX_DPDK" ]; then
 	exit 77
 fi
 netns_setup
+# The pollers' own placement (labs/lib/paths.tsv): veth's NAPI thread on
+# the other core, not taking turns with a loop that never sleeps.
+topo_napi_place other-core || { echo "FAIL: topo_napi_place other-core"; exit 1; }
 RUNDIR=/var/run/dpdk
 
 # Our runtime directories under /var/run/dpdk (pathlab-PID), one a line.
