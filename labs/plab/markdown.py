@@ -1,5 +1,5 @@
 """markdown.py - the Markdown summary of a results.json for the README and
-the slides: one row per path and mode at one frame size, throughput and
+the slides: one row per path, mode and placement at one frame size, throughput and
 latency runs side by side, and the visibility run's tcpdump count. With
 several trials a figure is the median with (min-max) beside it. Numbers
 are printed as jq prints them, so the generated blocks of the documents
@@ -9,6 +9,7 @@ stay the same whichever tool wrote them.
 import math
 
 from . import stats
+from .summary import placement_label
 from .text import md
 
 
@@ -86,17 +87,28 @@ def header(h, size, runs):
     return s + "; %d-byte frames; env: %s." % (size, ", ".join(envs))
 
 
+def where_cell(place, rs):
+    """Where NAPI ran for the runs RS (their placement label), and how
+    many of them were contended."""
+    n = sum(1 for r in rs if r.get("contended") is True)
+    if not place:
+        return "–"
+    return md(place, 60) + (" (contended %d of %d)" % (n, len(rs))
+                            if n else "")
+
+
 def row(key, rs):
     """One table row of the runs RS of row KEY."""
-    path, mode, gpu = key
+    path, mode, gpu, place = key
     t = [r for r in rs if r.get("workload") == "throughput"]
     lat = [r for r in rs if r.get("workload") == "latency"]
     v = [r for r in rs if r.get("workload") == "visibility"]
     name = md(path, 40) + (" +gpu " + md(gpu, 20) if gpu != "none"
                              else "")
-    return "| %s | %s | %s | %s (%s) | %s | %s: %s + %s | %s | %s | %s |" \
-        " %s of %s | %s of %s |" % (
-            name, md(mode, 40), cell(t, _g("pps"), 0, 1000),
+    return "| %s | %s | %s | %s | %s (%s) | %s | %s: %s + %s | %s | %s |" \
+        " %s | %s of %s | %s of %s |" % (
+            name, md(mode, 40), where_cell(place, rs),
+            cell(t, _g("pps"), 0, 1000),
             cell(t, _g("lost"), 0), cell(t, _g("unattributed"), 0),
             _lat_cell(lat),
             cell(t, _g("receive_cycles_per_packet", "total"), 0),
@@ -115,19 +127,20 @@ def summary(results, size):
     runs = [r for r in results.get("runs", [])
             if r.get("frame_bytes") == size and not r.get("reference")]
     keys = []
+    def key(r):
+        return (r.get("path"), r.get("mode"), r.get("gpu") or "none",
+                placement_label(r))
     for r in runs:
-        k = (r.get("path"), r.get("mode"), r.get("gpu") or "none")
-        if k not in keys:
-            keys.append(k)
+        if key(r) not in keys:
+            keys.append(key(r))
     lines = [header(results.get("host") or {}, size, runs), "",
-             "| path | mode | rate, kpps | lost (unattributed) | one-way p50"
-             " / p99, µs | receive cycles/pkt: kernel + app | system-wide"
-             " incl. generator | syscalls/pkt | copies/pkt | Udp InDatagrams"
-             " | tcpdump saw |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| path | mode | where NAPI ran | rate, kpps | lost"
+             " (unattributed) | one-way p50 / p99, µs | receive cycles/pkt:"
+             " kernel + app | system-wide incl. generator | syscalls/pkt |"
+             " copies/pkt | Udp InDatagrams | tcpdump saw |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for k in keys:
-        lines.append(row(k, [r for r in runs if (
-            r.get("path"), r.get("mode"), r.get("gpu") or "none") == k]))
+        lines.append(row(k, [r for r in runs if key(r) == k]))
     b = (runs[0].get("budget") if runs else None) or {}
     hz = b.get("clock_hz")
     lines += ["", "Budget at %d B: %s cycles per packet at 10 GbE, %s at 100"

@@ -107,7 +107,7 @@ def path_table($path; $size):
 	| ($r | of("throughput")) as $t
 	| ($r | of("latency")) as $l
 	| ($r | of("visibility")) as $v
-	| "| \($k.mode | md)\(if ($k.gpu // "none") != "none" then " + GPU " + ($k.gpu | md) else "" end)\($r[0] | env_tag)"
+	| "| \($k.mode | md)\(if ($k.gpu // "none") != "none" then " + GPU " + ($k.gpu | md) else "" end)\($r[0] | env_tag)\(if ($r[0].placement.label | type) == "string" then " [" + ($r[0].placement.label | md) + "]" else "" end)"
 	+ " | \($t.pps | kpps) | \($t.lost | grouped) of \($t.sent | grouped)"
 	+ " | \(if ($l.latency_ns.count // 0) > 0 then "\($l.latency_ns.p50 | us) / \($l.latency_ns.p99 | us)" else "–" end)"
 	+ " | \($t.receive_cycles_per_packet | rx_cost) | \($t.cycles_per_packet.system | grouped)"

@@ -80,7 +80,7 @@ class Hostile(unittest.TestCase):
                 if line.startswith("| socket"):
                     # 11 columns: 12 unescaped bars
                     bars = line.replace("\\|", "").count("|")
-                    self.assertEqual(bars, 12, line)
+                    self.assertEqual(bars, 13, line)
             self.no_files(d)
 
     def test_plots_as_text(self):
