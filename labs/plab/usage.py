@@ -25,7 +25,9 @@ usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
                  generator in the same trials: sockperf (socket),
                  dpdk-testpmd rxonly on net_af_xdp and net_af_packet (DPDK,
                  AF_XDP), ib_send_bw / ib_send_lat in the VM (verbs); each
-                 with the ratio ours/reference and whether ranges separate
+                 with the ratio ours/reference and whether ranges separate.
+                 The VM's verbs rows have theirs without it: on software
+                 RDMA (emulated under TCG) the ratio is the figure to read
   --gpu KIND     none (default), sim or cuda
   --out DIR      where results.json and raw/ go
                  (default results/YYYYmmdd-HHMMSS, linked as results/latest)
