@@ -92,10 +92,7 @@ void gpu_xsk_busy_loop(struct xsk_rx *rx)
 		if (gpu_burst(rx))
 			continue;
 		rx->empty++;
-		if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
-			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-			rx->syscalls++;
-		}
+		xsk_kick_rx(rx);
 	}
 }
 
@@ -214,9 +211,8 @@ void gpu_xsk_traced_loop(struct xsk_rx *rx)
 			rx->syscalls++;
 			if (poll(&pfd, 1, 1000) > 0)
 				rx->wakeups++;
-		} else if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
-			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-			rx->syscalls++;
+		} else {
+			xsk_kick_rx(rx);
 		}
 	}
 	pl_trace_close(t);

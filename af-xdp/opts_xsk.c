@@ -36,6 +36,10 @@ static bool check_cfg(const struct xsk_cfg *c)
 	else if (c->rx.reflect && (c->rx.trace || c->gpu))
 		why = "--reflect runs the plain loop: no --trace or --gpu "
 		      "with it";
+	else if (c->busy_poll &&
+		 (c->action != PL_XDP_REDIRECT || c->loop != LOOP_BUSY))
+		why = "--busy-poll needs --action redirect and --loop busy: "
+		      "it is the spinning loop's calls that run NAPI";
 	else if (c->queue + pl_rx_queues(&c->rx) > PL_XSKS_MAX)
 		why = "--queue + --queues go past the xsks map's 64 entries";
 	if (why)
@@ -84,6 +88,9 @@ int xsk_options(int argc, char **argv, struct xsk_cfg *c)
 		  0, 0, onoff },
 		{ "loop", PL_OPT_CHOICE, &c->loop, "KIND",
 		  "spin on the RX ring, or sleep in poll()", 0, 0, xsk_loops },
+		{ "busy-poll", PL_OPT_FLAG, &c->busy_poll, NULL,
+		  "preferred busy polling: the loop's calls run the link's "
+		  "NAPI on its core (with --loop busy)" },
 		{ "batch", PL_OPT_U32, &c->batch, "N",
 		  "descriptors per RX ring peek (64)", 1, MAX_BATCH },
 		{ "queue", PL_OPT_U32, &c->queue, "N",

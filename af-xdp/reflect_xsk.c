@@ -147,9 +147,8 @@ void reflect_xsk_loop(struct xsk_rx *rx)
 			rx->syscalls++;
 			if (poll(&pfd, 1, 1000) > 0)
 				rx->wakeups++;
-		} else if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
-			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-			rx->syscalls++;
+		} else {
+			xsk_kick_rx(rx);
 		}
 	}
 }

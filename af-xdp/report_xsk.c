@@ -293,6 +293,8 @@ int xsk_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
 	r.sent_count = rx->xdp.end_count;
 	r.syscalls = rx->syscalls;
 	r.wakeups = afxdp ? rx->wakeups : 0;
+	r.busy_poll = rx->busy_poll;
+	r.busy_poll_napi_id = rx->busy_poll ? pl_xsk_napi_id() : 0;
 	add_drops(&r, rx);
 	if (rx->gpu)
 		gpu_xsk_report(rx, &r);

@@ -251,17 +251,17 @@ static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 }
 
 /* 8< xsk-busy-loop */
-/* Spin on the RX ring; enter the kernel only when it asks (need_wakeup). */
+/*
+ * Spin on the RX ring; enter the kernel only when it asks (need_wakeup) or
+ * when that drives the receive (--busy-poll).
+ */
 void xsk_rx_loop(struct xsk_rx *rx)
 {
 	while (!pl_run_done(rx->run, &rx->stats)) {
 		if (rx_burst(rx))
 			continue;
 		rx->empty++;
-		if (xsk_ring_prod__needs_wakeup(&rx->fq)) {
-			recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-			rx->syscalls++;
-		}
+		xsk_kick_rx(rx);
 	}
 }
 /* >8 xsk-busy-loop */

@@ -11,6 +11,7 @@
 #include <linux/if_xdp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <xdp/xsk.h>
 
 #include "pathlab_xdp.h"
@@ -33,6 +34,7 @@ struct xsk_cfg {
 	int action; /* enum pl_xdp_action */
 	int attach, bind, loop;
 	bool need_wakeup;
+	bool busy_poll; /* --busy-poll: preferred busy polling (xsk_setup.c) */
 	int gpu, gpu_mode;   /* enum pl_gpu_kind, GPU_XSK_* */
 	const char *gpu_pci; /* --gpu-pci, or NULL */
 };
@@ -83,7 +85,7 @@ struct xsk_rx {
 	struct xsk_ring_cons rx; /* rx: filled frames, kernel to user */
 	struct xsk_ring_prod tx; /* tx (--reflect): frames to send */
 	int fd;
-	bool zerocopy, need_wakeup;
+	bool zerocopy, need_wakeup, busy_poll;
 	unsigned batch;
 	uint16_t port;
 
@@ -127,6 +129,28 @@ static inline uint32_t xsk_refill(struct xsk_rx *rx, uint32_t idx_rx,
 	return idx_fq;
 }
 /* >8 xsk-refill */
+
+/* 8< xsk-kick */
+/*
+ * True when the RX side needs a system call: the kernel asked for one
+ * (need_wakeup: the driver found the fill ring empty), or we busy poll:
+ * then the call itself runs the link's NAPI, here on our core, and
+ * nothing else moves frames onto the RX ring (xsk_setup.c).
+ */
+static inline bool xsk_rx_wants_kick(const struct xsk_rx *rx)
+{
+	return rx->busy_poll || xsk_ring_prod__needs_wakeup(&rx->fq);
+}
+
+/* Make that call when it is needed: a recvfrom() that returns at once. */
+static inline void xsk_kick_rx(struct xsk_rx *rx)
+{
+	if (!xsk_rx_wants_kick(rx))
+		return;
+	recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	rx->syscalls++;
+}
+/* >8 xsk-kick */
 
 /* Load our program with the action and port set, attach it; 0/-errno. */
 int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);

@@ -270,7 +270,7 @@ static void traced_empty(struct xsk_rx *rx, uint32_t unit, bool *told)
 		*told = true;
 		return;
 	}
-	if (!xsk_ring_prod__needs_wakeup(&rx->fq))
+	if (!xsk_rx_wants_kick(rx))
 		return;
 	ret = recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	rx->syscalls++;

@@ -135,6 +135,28 @@ static int fill_all(struct xsk_rx *rx, unsigned frames, unsigned frame_size)
 }
 /* >8 fill-all */
 
+/* 8< xsk-busy-poll */
+/*
+ * Preferred busy polling: the socket's own calls (recvfrom, sendto, poll)
+ * run the link's NAPI for up to 20 us, budget frames at a time, and the
+ * kernel leaves that NAPI to them: with the link's napi_defer_hard_irqs
+ * and gro_flush_timeout set (the lab's busy-poll placement), no interrupt
+ * and no NAPI thread takes it back while we keep calling. The receive
+ * work then runs on our core, inside our loop, instead of in a thread the
+ * scheduler must fit beside a loop that never sleeps.
+ */
+static int busy_poll_setup(int fd, unsigned budget)
+{
+	int on = 1, usec = 20, b = (int)budget;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &on, sizeof(on)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &b, sizeof(b)))
+		return -errno;
+	return 0;
+}
+/* >8 xsk-busy-poll */
+
 /* Bind as asked: copy, zero-copy, or zero-copy with a fallback to copy. */
 static int socket_bind(struct xsk_rx *rx, const struct xsk_cfg *c)
 {
@@ -173,6 +195,9 @@ int xsk_socket_open(struct xsk_rx *rx, const struct xsk_cfg *c)
 		goto out_delete_socket;
 	rx->fd = xsk_socket__fd(rx->xsk);
 	rx->need_wakeup = c->need_wakeup;
+	rx->busy_poll = c->busy_poll;
+	if (c->busy_poll && (err = busy_poll_setup(rx->fd, c->batch)))
+		goto out_delete_socket;
 	return xsk_read_stats(rx, &rx->xs0);
 
 out_delete_socket:

@@ -235,13 +235,16 @@ static int napi_dump(int fd, char *buf, uint16_t family, struct napi_dump *d)
 
 static ssize_t read_small(const char *path, char *buf, size_t len);
 
-/* Fill run time and CPU of the instances that have a thread. */
+/* Fill run and wait time and CPU of the instances that have a thread. */
 static void napi_times(struct pl_napi *out, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		if (!out[i].pid)
 			continue;
-		out[i].run_ns = pl_task_run_ns(out[i].pid);
+		struct pl_sched t = pl_task_sched(out[i].pid);
+
+		out[i].run_ns = t.run_ns;
+		out[i].wait_ns = t.wait_ns;
 		out[i].cpu = pl_task_cpu(out[i].pid);
 	}
 }
@@ -339,26 +342,35 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* The first field of a schedstat file: ns on the CPU. */
-static uint64_t schedstat_ns(const char *path)
+/* A schedstat file: ns on the CPU, ns waiting for it, time slices. */
+static struct pl_sched schedstat(const char *path)
 {
-	char buf[128];
+	struct pl_sched t = { 0, 0 };
+	char buf[128], *end;
 
-	return read_small(path, buf, sizeof(buf)) > 0 ? strtoull(buf, NULL, 10)
-						      : 0;
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return t;
+	t.run_ns = strtoull(buf, &end, 10);
+	t.wait_ns = strtoull(end, NULL, 10);
+	return t;
 }
 
-uint64_t pl_task_run_ns(pid_t tid)
+struct pl_sched pl_task_sched(pid_t tid)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
-	return schedstat_ns(path);
+	return schedstat(path);
+}
+
+struct pl_sched pl_thread_sched(void)
+{
+	return schedstat("/proc/thread-self/schedstat");
 }
 
 uint64_t pl_thread_run_ns(void)
 {
-	return schedstat_ns("/proc/thread-self/schedstat");
+	return pl_thread_sched().run_ns;
 }
 
 int pl_task_cpu(pid_t tid)
@@ -377,4 +389,28 @@ int pl_task_cpu(pid_t tid)
 	if (p)
 		cpu = atoi(p + 1);
 	return cpu;
+}
+
+unsigned pl_xsk_napi_id(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	unsigned id = 0;
+
+	while (d && !id && (e = readdir(d))) {
+		int fd = atoi(e->d_name), dom = 0;
+		socklen_t len = sizeof(dom);
+		unsigned v = 0;
+
+		if (e->d_name[0] == '.' || fd == dirfd(d) ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) ||
+		    dom != AF_XDP)
+			continue;
+		len = sizeof(v);
+		if (!getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, &v, &len))
+			id = v;
+	}
+	if (d)
+		closedir(d);
+	return id;
 }

@@ -22,11 +22,12 @@
 
 /* One NAPI instance of a link. */
 struct pl_napi {
-	uint32_t id;	 /* the kernel's NAPI id */
-	pid_t pid;	 /* its thread; 0 when the instance is not threaded */
-	int irq;	 /* its interrupt, or -1 (veth has none) */
-	uint64_t run_ns; /* the thread's schedstat run time, 0 without one */
-	int cpu;	 /* the CPU the thread last ran on, or -1 */
+	uint32_t id;	  /* the kernel's NAPI id */
+	pid_t pid;	  /* its thread; 0 when the instance is not threaded */
+	int irq;	  /* its interrupt, or -1 (veth has none) */
+	uint64_t run_ns;  /* the thread's schedstat run time, 0 without one */
+	uint64_t wait_ns; /* its schedstat run_delay: runnable, not running */
+	int cpu;	  /* the CPU the thread last ran on, or -1 */
 };
 
 /*
@@ -51,13 +52,33 @@ int pl_napi_list(const char *ifname, struct pl_napi *out, unsigned max);
 int pl_napi_list_by_name(const char *ifname, struct pl_napi *out,
 			 unsigned max);
 
-/* The schedstat run time of task tid in ns (0 if it cannot be read). */
-uint64_t pl_task_run_ns(pid_t tid);
+/*
+ * A task's schedstat: run_ns on a CPU, wait_ns runnable but waiting for
+ * one (run_delay: the time another task held the CPU it wanted).
+ */
+struct pl_sched {
+	uint64_t run_ns, wait_ns;
+};
+
+/* The schedstat of task tid (zeros if it cannot be read). */
+struct pl_sched pl_task_sched(pid_t tid);
 
 /* The CPU task tid last ran on (/proc/TID/stat), or -1. */
 int pl_task_cpu(pid_t tid);
 
 /* The run time of the calling thread in ns (/proc/thread-self/schedstat). */
 uint64_t pl_thread_run_ns(void);
+
+/* The calling thread's schedstat (/proc/thread-self/schedstat). */
+struct pl_sched pl_thread_sched(void);
+
+/*
+ * The NAPI id of this process's first AF_XDP socket that has one
+ * (SO_INCOMING_NAPI_ID), or 0: the NAPI a busy poll on the socket runs.
+ * Since Linux 6.13 a socket gets it at bind, and only a zero-copy one,
+ * from its queue's NAPI; veth has no zero-copy, so there busy polling an
+ * AF_XDP socket polls nothing and the NAPI thread still does the work.
+ */
+unsigned pl_xsk_napi_id(void);
 
 #endif

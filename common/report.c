@@ -26,8 +26,19 @@ struct figures {
 	double rcv_kernel, rcv_app, busy_share;
 	unsigned napi_threads;
 	const char *kernel_source;
+	/* Where the receive work ran, and how long it waited for a CPU. */
+	const char *placement;
+	char placement_label[64];
+	int napi_cpu, receiver_cpu;
+	uint64_t napi_wait_ns, receiver_wait_ns;
+	double napi_wait_share, receiver_wait_share;
+	bool contended;
 	struct pl_budget b10, b100;
 };
+
+/* A run whose receive threads or NAPI threads waited longer than this
+ * share of the window for a CPU is "contended". */
+#define PL_CONTENDED_SHARE 0.10
 
 void pl_report_drop(struct pl_report *r, const char *name, uint64_t count)
 {
@@ -182,6 +193,98 @@ static void receive_figures(struct figures *f, const struct pl_rx_stats *s)
 			f->received);
 }
 
+/*
+ * Where the kernel's receive work ran (run.placement): in the receiver's
+ * own calls (preferred busy polling, with the link's deferral knobs set so
+ * that NAPI stays the poller's), in a NAPI thread on the receiver's CPU or
+ * on another, or in softirq. And how long the receive loops and the NAPI
+ * threads waited for a CPU (schedstat run_delay), as a share of the window
+ * per thread: above PL_CONTENDED_SHARE the run is contended.
+ */
+static void placement_figures(struct figures *f, const struct pl_report *r)
+{
+	const struct pl_sysctr *d = &f->d;
+	const struct pl_rx_stats *s = r->stats;
+	double window_ns = (double)d->mono_ns;
+	bool deferred = d->napi_defer_hard_irqs && d->gro_flush_timeout_ns;
+	unsigned i, loops = s->loop_threads ? s->loop_threads : 1;
+
+	f->napi_cpu = -1;
+	for (i = 0; i < d->napi_count; i++) {
+		if (!d->napi[i].pid)
+			continue;
+		if (f->napi_cpu < 0)
+			f->napi_cpu = d->napi[i].cpu;
+		f->napi_wait_ns += d->napi[i].wait_ns;
+	}
+	f->receiver_cpu = s->loop_cpu;
+	f->receiver_wait_ns = s->loop_wait_ns;
+	if (window_ns > 0) {
+		f->receiver_wait_share =
+			(double)f->receiver_wait_ns / (window_ns * loops);
+		if (f->napi_threads)
+			f->napi_wait_share = (double)f->napi_wait_ns /
+					     (window_ns * f->napi_threads);
+	}
+	f->contended = f->receiver_wait_share > PL_CONTENDED_SHARE ||
+		       f->napi_wait_share > PL_CONTENDED_SHARE;
+	if (r->busy_poll && r->busy_poll_napi_id && deferred) {
+		f->placement = "busy-poll";
+		snprintf(f->placement_label, sizeof(f->placement_label),
+			 "busy poll");
+	} else if (d->napi_err || !d->napi_count) {
+		f->placement = "none";
+		snprintf(f->placement_label, sizeof(f->placement_label),
+			 "no NAPI seen");
+	} else if (!f->napi_threads) {
+		f->placement = "softirq";
+		snprintf(f->placement_label, sizeof(f->placement_label),
+			 "NAPI in softirq");
+	} else if (f->napi_cpu == f->receiver_cpu) {
+		f->placement = "rx-core";
+		snprintf(f->placement_label, sizeof(f->placement_label),
+			 "NAPI on rx core");
+	} else {
+		f->placement = "other-core";
+		snprintf(f->placement_label, sizeof(f->placement_label),
+			 "NAPI on cpu %d", f->napi_cpu);
+	}
+	if (r->busy_poll && strcmp(f->placement, "busy-poll"))
+		strncat(f->placement_label,
+			!r->busy_poll_napi_id ? ", busy poll idle: no NAPI id"
+					      : ", busy poll not deferred",
+			sizeof(f->placement_label) -
+				strlen(f->placement_label) - 1);
+}
+
+/* The placement and the waits (placement_figures()) in the JSON. */
+static void json_placement(struct pl_json *j, const struct figures *f,
+			   const struct pl_report *r)
+{
+	pl_json_obj(j, "placement");
+	pl_json_str(j, "napi", f->placement);
+	pl_json_str(j, "label", f->placement_label);
+	pl_json_i64(j, "napi_cpu", f->napi_cpu);
+	pl_json_i64(j, "receiver_cpu", f->receiver_cpu);
+	pl_json_bool(j, "busy_poll", r->busy_poll);
+	pl_json_u64(j, "busy_poll_napi_id", r->busy_poll_napi_id);
+	pl_json_u64(j, "napi_defer_hard_irqs", f->d.napi_defer_hard_irqs);
+	pl_json_u64(j, "gro_flush_timeout_ns", f->d.gro_flush_timeout_ns);
+	pl_json_end(j);
+	pl_json_obj(j, "run_delay");
+	pl_json_u64(j, "receiver_ns", f->receiver_wait_ns);
+	pl_json_u64(j, "napi_ns", f->napi_wait_ns);
+	pl_json_dbl(j, "receiver_share", f->receiver_wait_share);
+	pl_json_dbl(j, "napi_share", f->napi_wait_share);
+	pl_json_dbl(j, "receiver_per_packet_ns",
+		    per_pkt((double)f->receiver_wait_ns, f->received));
+	pl_json_dbl(j, "napi_per_packet_ns",
+		    per_pkt((double)f->napi_wait_ns, f->received));
+	pl_json_dbl(j, "contended_above_share", PL_CONTENDED_SHARE);
+	pl_json_end(j);
+	pl_json_bool(j, "contended", f->contended);
+}
+
 /* Derive every figure of the report once. */
 static void figures(const struct pl_report *r, struct figures *f)
 {
@@ -204,6 +307,7 @@ static void figures(const struct pl_report *r, struct figures *f)
 		per_pkt((double)f->d.self_run_ns / 1e9 * f->hz, f->received);
 	f->cyc_sys = per_pkt(f->busy_s * f->hz, f->received);
 	receive_figures(f, s);
+	placement_figures(f, r);
 	pl_budget_compute(10000000000ull, f->frame ? f->frame : 64, f->hz,
 			  &f->b10);
 	pl_budget_compute(100000000000ull, f->frame ? f->frame : 64, f->hz,
@@ -415,6 +519,7 @@ static void json_receive(struct pl_json *j, const struct pl_rx_stats *s,
 		pl_json_i64(j, "pid", d->napi[i].pid);
 		pl_json_i64(j, "cpu", d->napi[i].cpu);
 		pl_json_dbl(j, "run_s", (double)d->napi[i].run_ns / 1e9);
+		pl_json_dbl(j, "wait_s", (double)d->napi[i].wait_ns / 1e9);
 		pl_json_end(j);
 	}
 	pl_json_endarr(j);
@@ -500,6 +605,7 @@ void pl_report_json(FILE *out, const struct pl_report *r)
 		    r->rx_stamp_source ? r->rx_stamp_source : "none");
 	json_costs(&j, r, &f);
 	json_receive(&j, r->stats, &f);
+	json_placement(&j, &f, r);
 	pl_json_u64(&j, "extra_work_cycles", pl_stats_extra_work_cycles());
 	if (gpu_run(r))
 		json_gpu(&j, r);
@@ -624,6 +730,12 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		" (%s) + app %.0f (busy share %.2f)\n",
 		f.rcv_kernel + f.rcv_app, f.rcv_kernel, f.kernel_source,
 		f.rcv_app, f.busy_share);
+	fprintf(out,
+		"  placement %s (receiver cpu %d, NAPI thread cpu %d)  waited "
+		"for a CPU: receiver %.1f%% NAPI %.1f%% of the run%s\n",
+		f.placement_label, f.receiver_cpu, f.napi_cpu,
+		100 * f.receiver_wait_share, 100 * f.napi_wait_share,
+		f.contended ? "  CONTENDED" : "");
 	fprintf(out,
 		"  per pkt   cycles receiver %.0f system %.0f  syscalls "
 		"%.3f  copies %g (%s)  wakeups %.3f  NET_RX softirqs %.3f\n",

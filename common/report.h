@@ -55,6 +55,14 @@ struct pl_report {
 	/* The clock of the RX stamps that split the latency: "software"
 	 * (the kernel's), "hardware" (the NIC's); NULL: "none". */
 	const char *rx_stamp_source;
+	/*
+	 * The receiver drives the link's NAPI from its own calls (preferred
+	 * busy polling: SO_PREFER_BUSY_POLL, or DPDK af_xdp's busy_budget).
+	 */
+	bool busy_poll;
+	/* The NAPI id such a poller's socket has (pl_xsk_napi_id()); 0: its
+	 * busy polls run no NAPI. */
+	unsigned busy_poll_napi_id;
 	uint64_t syscalls;    /* data-path system calls the receiver made */
 	uint64_t wakeups;     /* blocking returns, poll() returns, events */
 	unsigned loss_points; /* PL_LOSS_* bits */

@@ -8,6 +8,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -112,21 +113,30 @@ static bool all_flows_ended(const struct pl_rx_window *w, unsigned n)
  * Start the clocks of a loop's own time (stats.h) on the thread that runs
  * it; loop_done() stops them.
  */
-static uint64_t loop_start(struct pl_rx_stats *s)
+static struct pl_sched loop_start(struct pl_rx_stats *s)
 {
-	if (s)
+	if (s) {
 		s->turn_tsc = pl_rdtsc();
-	return pl_thread_run_ns();
+		if (s->loop_cpu < 0)
+			s->loop_cpu = sched_getcpu();
+	}
+	return pl_thread_sched();
 }
 
-/* Add the thread's run time since loop_start() to the loop's stats. */
-static void loop_done(struct pl_rx_stats *s, uint64_t start_ns)
+/*
+ * Add the thread's run time and its wait for a CPU since loop_start() to
+ * the loop's stats.
+ */
+static void loop_done(struct pl_rx_stats *s, struct pl_sched start)
 {
-	uint64_t now = pl_thread_run_ns();
+	struct pl_sched now = pl_thread_sched();
 
 	if (!s)
 		return;
-	s->loop_run_ns += now > start_ns ? now - start_ns : 0;
+	s->loop_run_ns +=
+		now.run_ns > start.run_ns ? now.run_ns - start.run_ns : 0;
+	s->loop_wait_ns +=
+		now.wait_ns > start.wait_ns ? now.wait_ns - start.wait_ns : 0;
 	s->loop_threads++;
 }
 
@@ -134,10 +144,11 @@ static void loop_done(struct pl_rx_stats *s, uint64_t start_ns)
 static void run_queue(struct queue_thread *t)
 {
 	struct pl_rx_stats *s = t->w->queue_stats[t->q];
-	uint64_t sleeps = thread_sleeps(), run_ns = loop_start(s);
+	uint64_t sleeps = thread_sleeps();
+	struct pl_sched start = loop_start(s);
 
 	t->w->queue_loop(t->w->arg, t->q);
-	loop_done(s, run_ns);
+	loop_done(s, start);
 	t->w->queue_sleeps[t->q] = thread_sleeps() - sleeps;
 	if (!t->run->stop && all_flows_ended(t->w, pl_rx_queues(t->o)))
 		pl_run_request_stop(t->run);
@@ -231,7 +242,8 @@ static void queues_prepare(const struct pl_rx_opts *o, struct pl_run *run,
 int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 		  struct pl_rx_window *w)
 {
-	uint64_t sleeps, run_ns;
+	uint64_t sleeps;
+	struct pl_sched start;
 	int err;
 
 	/* A stop before ready (a signal in setup): an empty run, reported. */
@@ -251,9 +263,9 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	if (pl_rx_queues(o) > 1) {
 		err = run_queues(o, run, w);
 	} else {
-		run_ns = loop_start(w->queue_stats[0]);
+		start = loop_start(w->queue_stats[0]);
 		w->loop(w->arg);
-		loop_done(w->queue_stats[0], run_ns);
+		loop_done(w->queue_stats[0], start);
 	}
 	/* Snapshot at once: the next end marker is 20 ms behind this one. */
 	pl_sysctr_read(w->after, w->ifname);

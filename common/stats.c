@@ -105,6 +105,7 @@ uint64_t pl_seq_missing(const struct pl_seq *q)
 void pl_stats_init(struct pl_rx_stats *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->loop_cpu = -1;
 	pl_hist_init(&s->lat);
 	pl_hist_init(&s->lat_stack);
 	pl_hist_init(&s->lat_user);
@@ -282,6 +283,9 @@ void pl_stats_merge(struct pl_rx_stats *dst, const struct pl_rx_stats *src)
 	dst->lat_skipped += src->lat_skipped;
 	dst->loop_run_ns += src->loop_run_ns;
 	dst->loop_threads += src->loop_threads;
+	dst->loop_wait_ns += src->loop_wait_ns;
+	if (dst->loop_cpu < 0)
+		dst->loop_cpu = src->loop_cpu;
 	dst->busy_tsc += src->busy_tsc;
 	dst->idle_tsc += src->idle_tsc;
 	pl_hist_merge(&dst->lat, &src->lat);

@@ -70,6 +70,13 @@ struct pl_rx_stats {
 	 */
 	uint64_t loop_run_ns;
 	unsigned loop_threads;
+	/*
+	 * The loops' threads' schedstat run_delay over the window: time they
+	 * were ready to run while another task held their CPU. loop_cpu: the
+	 * CPU the first loop started on (-1: none ran).
+	 */
+	uint64_t loop_wait_ns;
+	int loop_cpu;
 	uint64_t busy_tsc, idle_tsc;
 	uint64_t turn_tsc;    /* the TSC at the end of the last turn */
 	uint64_t turn_frames; /* frames seen by the end of the last turn */

@@ -341,6 +341,8 @@ static void read_link(const char *ifname, struct pl_sysctr *c)
 	read_u64_at(dfd, "statistics/rx_errors", &c->link_rx_errors);
 	read_u64_at(dfd, "statistics/tx_packets", &c->link_tx_packets);
 	read_u64_at(dfd, "statistics/tx_dropped", &c->link_tx_dropped);
+	read_u64_at(dfd, "napi_defer_hard_irqs", &c->napi_defer_hard_irqs);
+	read_u64_at(dfd, "gro_flush_timeout", &c->gro_flush_timeout_ns);
 	close(dfd);
 }
 
@@ -463,9 +465,9 @@ static uint64_t sub(uint64_t after, uint64_t before)
 }
 
 /*
- * Each NAPI thread's run time over the run: after minus the same thread's
- * time before. A thread that was not there before counts from zero, and
- * napi_changed says so.
+ * Each NAPI thread's run time and wait for a CPU over the run: after minus the
+ * same thread's time before. A thread that was not there before counts from
+ * zero, and napi_changed says so.
  */
 static void napi_delta(const struct pl_sysctr *b, const struct pl_sysctr *a,
 		       struct pl_sysctr *r)
@@ -482,6 +484,8 @@ static void napi_delta(const struct pl_sysctr *b, const struct pl_sysctr *a,
 			continue;
 		}
 		r->napi[i].run_ns = sub(a->napi[i].run_ns, b->napi[j].run_ns);
+		r->napi[i].wait_ns =
+			sub(a->napi[i].wait_ns, b->napi[j].wait_ns);
 	}
 }
 

@@ -47,11 +47,18 @@ struct pl_sysctr {
 	bool have_link;
 	uint64_t link_rx_packets, link_rx_bytes, link_rx_dropped,
 		link_rx_errors, link_tx_packets, link_tx_dropped;
+	/*
+	 * The link's NAPI settings (settings, not counters: a delta keeps the
+	 * after value): how many times a NAPI poll that found work re-arms a
+	 * timer of gro_flush_timeout ns instead of ending, which is what lets
+	 * a preferred busy poller keep the NAPI to itself.
+	 */
+	uint64_t napi_defer_hard_irqs, gro_flush_timeout_ns;
 
 	/*
 	 * The link's NAPI instances (napi.h) and their threads' run time.
 	 * napi_err: 0, or why they could not be listed (-errno). In a delta,
-	 * an instance's run_ns is its thread's time over the run, and
+	 * an instance's run_ns and wait_ns are its thread's over the run, and
 	 * napi_changed says a thread came or went in between.
 	 */
 	unsigned napi_count;

@@ -166,7 +166,10 @@ static int add_lcores(struct eal_args *e, unsigned cpu, unsigned n)
  * packet sockets in one PACKET_FANOUT hash group, each ring as many
  * frames as our descriptors. af_xdp: one vdev per kernel RX queue,
  * net_af_xdpQ on queue Q (queue_count above 1 needs combined channels,
- * which veth lacks): a port per queue.
+ * which veth lacks): a port per queue, busy polling only when asked
+ * (busy_budget: the PMD's recvfrom() when its RX ring is empty then runs
+ * the link's NAPI, the lab's busy-poll placement; 0 turns it off, which
+ * the PMD would otherwise do by default).
  */
 static int add_vdevs(struct eal_args *e, const struct cfg *c,
 		     const char *const *vdevs, unsigned n)
@@ -182,8 +185,9 @@ static int add_vdevs(struct eal_args *e, const struct cfg *c,
 	for (q = 0, err = 0; q < n && !err; q++)
 		err = add_arg(e,
 			      "--vdev=net_%s%u,iface=%s,start_queue=%u,"
-			      "queue_count=1",
-			      vdevs[c->vdev], q, c->rx.iface, q);
+			      "queue_count=1,busy_budget=%u",
+			      vdevs[c->vdev], q, c->rx.iface, q,
+			      c->busy_poll ? c->burst : 0);
 	return err;
 }
 

@@ -43,6 +43,12 @@ static bool check_cfg(const struct cfg *c)
 				"loop: no --trace or --gpu with it\n");
 		return false;
 	}
+	if (c->busy_poll && (c->vdev != VDEV_AF_XDP || c->pci)) {
+		fprintf(stderr, "pathlab-rx-dpdk: --busy-poll needs "
+				"--vdev-kind af_xdp: af_packet has no busy "
+				"polling, and a PCI port no kernel NAPI\n");
+		return false;
+	}
 	if (c->hw_stamps && (pl_rx_queues(&c->rx) > 1 || c->rx.trace ||
 			     c->gpu || c->rx.reflect)) {
 		fprintf(stderr, "pathlab-rx-dpdk: --hw-stamps runs its own "
@@ -68,6 +74,9 @@ int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 		  "RX ring descriptors (4096)", 64, 16384 },
 		{ "mbufs", PL_OPT_U32, &c->mbufs, "N",
 		  "mbufs in the pool (8191)", 1024, 1u << 20 },
+		{ "busy-poll", PL_OPT_FLAG, &c->busy_poll, NULL,
+		  "af_xdp: preferred busy polling (busy_budget=--burst): the "
+		  "PMD's calls run the link's NAPI on the polling core" },
 		{ "xstats", PL_OPT_FLAG, &c->xstats, NULL,
 		  "add the PMD's extended statistics to the JSON" },
 		{ "cpu", PL_OPT_U32, &c->cpu, "N",
@@ -103,6 +112,12 @@ int dpdk_options(int argc, char **argv, struct cfg *c, struct eal_args *e)
 	if (!check_cfg(c) ||
 	    !pl_gpu_opts_ok("pathlab-rx-dpdk", c->gpu, c->gpu_pci))
 		return PL_EXIT_USAGE;
+	if (c->busy_poll && e->argc > 1) {
+		fprintf(stderr, "pathlab-rx-dpdk: --busy-poll builds the "
+				"af_xdp vdev; with EAL arguments of your own, "
+				"give busy_budget=N in your --vdev\n");
+		return PL_EXIT_USAGE;
+	}
 	if (e->argc <= 1 && !c->rx.iface == !c->pci) {
 		fprintf(stderr, "pathlab-rx-dpdk: give --iface IF (lab vdev) "
 				"or --pci ADDR (real NIC), or EAL arguments "

@@ -346,6 +346,8 @@ int dpdk_report(struct dpdk_rx *rx, const struct cfg *c)
 			 after.link_rx_dropped - before.link_rx_dropped);
 	r.syscalls = 0; /* ours; the PMD's own wake-up calls are not seen */
 	r.wakeups = rx->wakeups;
+	r.busy_poll = c->busy_poll;
+	r.busy_poll_napi_id = c->busy_poll ? pl_xsk_napi_id() : 0;
 	queues_report(rx, c, &w, rq, &r);
 	if (rx->gpu)
 		gpu_dpdk_report(rx, &r);

@@ -47,6 +47,9 @@ struct cfg {
 	 * (DPDK's gpu/cuda driver probes only allowed devices), or "". */
 	char gpu_allow[16];
 	bool hw_stamps; /* --hw-stamps: the timestamp offload (port.c) */
+	/* --busy-poll: af_xdp's busy_budget, the PMD's preferred busy
+	 * polling (eal.c); without it busy_budget=0, plain polling. */
+	bool busy_poll;
 };
 
 /* The EAL command line we pass to rte_eal_init() and the facts behind it. */

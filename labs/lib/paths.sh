@@ -8,7 +8,9 @@
 # veth; "vm": in the RDMA VM, or directly on the host's RDMA device), what
 # to do when it is not built, whether it has a GPU variant, whether it can
 # receive on many queues (--queues) and whether it can be the far end of a
-# round trip (--reflect). "-" is an empty field. A new row is a new mode
+# round trip (--reflect), and where the kernel's receive work may run for
+# it (the placements it supports, its default first: rx-core, other-core,
+# busy-poll; topo_napi_place). "-" is an empty field. A new row is a new mode
 # that compare runs; a path's first row is what `pathlab rx PATH` runs.
 
 # The table itself is paths.tsv beside this file (labs/plab reads it too);
@@ -100,4 +102,27 @@ path_built() {
 # Print the "not built" error for path ID.
 path_not_built_msg() {
 	echo "pathlab: path $1 is not built ($(path_hint "$1"))"
+}
+
+# Print the placements path ID in MODE supports, its default first, one
+# per line (none: the path does not run on the lab's veth).
+path_placements() {
+	path__field "$1" "$2" 11 | tr ',' '\n'
+}
+
+# Print the mode of path ID that receiver arguments ARGS... select: the
+# first mode whose own arguments appear among them, else the first mode.
+path_mode_of_args() {
+	local id=$1 m margs all first=""
+	shift
+	all=" $* "
+	while read -r m; do
+		[ -n "$first" ] || first=$m
+		margs=$(path_args "$id" "$m")
+		if [ -n "$margs" ] && [[ $all == *" $margs "* ]]; then
+			printf '%s\n' "$m"
+			return 0
+		fi
+	done < <(path_modes "$id")
+	printf '%s\n' "$first"
 }

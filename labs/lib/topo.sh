@@ -353,6 +353,55 @@ topo__napi() {
 	printf '%s\n' "${pids[@]}" >"$PL_STATE/users/$(topo_prefix)"
 }
 
+# Place the kernel's receive work for the next runs (PLACEMENT):
+#   rx-core     the NAPI thread on the receive core, beside the receiver:
+#               a NIC's softirq on the core that took the interrupt; right
+#               for a receiver that sleeps, a fight for one that spins
+#   other-core  the NAPI thread on another CPU (on two CPUs, the sender's):
+#               for a poller that cannot drive NAPI itself (af_packet)
+#   busy-poll   the NAPI thread stays on the receive core but rarely runs:
+#               the link defers to a preferred busy poller
+#               (napi_defer_hard_irqs 2, gro_flush_timeout 200 us, the
+#               values DPDK's af_xdp guide gives), whose own calls run NAPI
+#               on its core; the receiver must busy poll (--busy-poll)
+# The receiver reports what it found (run.placement). With many queues
+# the lab's NAPI is not threaded (topo__napi): only busy-poll's deferral
+# applies then.
+topo_napi_place() {
+	local p=$1 rx cpu ncpu target defer=0 flush=0 pid pids
+	rx=$(topo_ns rx) || return 1
+	cpu=$(topo_rx_cpu) || return 1
+	ncpu=$(getconf _NPROCESSORS_ONLN) || return 1
+	case $p in
+	rx-core) target=$cpu ;;
+	other-core)
+		if [ "$ncpu" -lt 2 ]; then
+			echo "pathlab: placement other-core needs two CPUs" >&2
+			return 1
+		fi
+		target=$(((cpu + ncpu - 1) % ncpu))
+		;;
+	busy-poll) target=$cpu defer=2 flush=200000 ;;
+	*)
+		echo "pathlab: unknown placement '$p' (rx-core, other-core, busy-poll)" >&2
+		return 2
+		;;
+	esac
+	pids=$(topo_napi_pids) || return 1
+	if [ -z "$pids" ] && [ "$p" = other-core ]; then
+		echo "pathlab: placement other-core: the lab has no NAPI thread to move (many queues?)" >&2
+		return 1
+	fi
+	for pid in $pids; do
+		taskset -p -c "$target" "$pid" >/dev/null || return 1
+	done
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	ip netns exec "$rx" bash -c 'd=/sys/class/net/$1
+		echo "$2" >"$d/napi_defer_hard_irqs" &&
+		echo "$3" >"$d/gro_flush_timeout"' place "$PL_RX_IF" "$defer" \
+		"$flush"
+}
+
 # Print the PIDs of this lab's NAPI threads (none with many queues), one
 # per line: what a benchmark charges to the receive core besides the
 # receiver.

@@ -13,8 +13,8 @@ import os
 import shutil
 import signal
 
-from . import (engine, lab, options, outdir, paths, references, run as R,
-               sender, table, tradeoffs, usage, vm)
+from . import (engine, lab, options, outdir, paths, placement, references,
+               run as R, sender, table, tradeoffs, usage, vm)
 from .util import (JOURNAL, ROOT, Fail, Usage, defer, end_tracked, say)
 
 
@@ -30,13 +30,22 @@ class Ctx:
         self.tradeoffs = None
         self.ledger = None
         self.refs = None
+        self.placer = None  # placement.Placer on the lab, else None
 
     def base(self, spec):
         """The raw files' base path of SPEC."""
         return os.path.join(self.raw, spec.name)
 
     def run_one(self, spec):
-        """Run SPEC: one of our receivers, or a reference tool."""
+        """Run SPEC: one of our receivers, or a reference tool, with the
+        kernel's receive work placed as it asks (placement.py)."""
+        p = placement.of(spec)
+        if self.placer and p:
+            if p not in spec.row.placements:
+                raise R.RunSkip("%s %s: placement %s is not one of its own"
+                                " (%s)" % (spec.row.id, spec.mode, p,
+                                           ", ".join(spec.row.placements)))
+            self.placer.ensure(p)
         if spec.reference:
             return self.refs.run(self, spec)
         return R.one(self, spec)
@@ -146,6 +155,8 @@ def compare(o, build):
         the_lab = lab.Lab()
         defer(the_lab.down)
         the_lab.up()
+        ctx.placer = placement.Placer()
+        defer(ctx.placer.restore)
     if o.tradeoffs:
         ctx.tradeoffs = tradeoffs.Evidence(not o.lab(), ctx.rx_if)
         defer(ctx.tradeoffs.nf_remove)

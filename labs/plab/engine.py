@@ -24,8 +24,11 @@ class Variant:
     flags RX_ARGS, and SETUP(ctx), which changes the topology and returns
     a function that undoes it (or None)."""
 
-    def __init__(self, name="", rx_args=(), setup=None):
+    def __init__(self, name="", rx_args=(), setup=None, placement=None):
         self.name, self.rx_args, self.setup = name, list(rx_args), setup
+        # Where the kernel's receive work runs (placement.py), or None:
+        # the row's default.
+        self.placement = placement
 
 
 def plan(rows, sizes, workloads, gpus, trials, references=None,

@@ -4,7 +4,8 @@ runs or is installed: a wrong one is a usage error (exit 2) that names it.
 
 import re
 
-from . import paths
+from . import paths, placement
+from .engine import Variant
 from .util import Usage
 
 GPUS = ("none", "sim", "cuda")
@@ -24,7 +25,7 @@ TRIALS = {"throughput": 3, "latency": 3, "visibility": 1, "rtt": 1}
 VALUED = {"--paths", "--sizes", "--count", "--gpu", "--out", "--verbs-on",
           "--queues", "--workloads", "--trials", "--iface", "--pci",
           "--rx-addr", "--sender", "--sender-gen", "--sender-verbs",
-          "--sender-if", "--sender-cpu"}
+          "--sender-if", "--sender-cpu", "--napi"}
 FLAGS = {"--quick", "--tradeoffs", "--references", "--sender-print",
          "--check", "-h", "--help"}
 
@@ -116,6 +117,7 @@ def _take(o, opt, val):
         "--sender-cpu": lambda: setattr(o, "sender_cpu", val),
         "--sender-print": lambda: setattr(o, "sender_print", True),
         "--check": lambda: setattr(o, "check_only", True),
+        "--napi": lambda: setattr(o, "napi_text", val),
         "-h": lambda: setattr(o, "help", True),
         "--help": lambda: setattr(o, "help", True),
     }
@@ -184,6 +186,13 @@ def check(o):
                 raise Usage("frame size '%s': 64..1518 (Ethernet incl. FCS)"
                             % s)
             o.sizes.append(int(s))
+    napi = getattr(o, "napi_text", None)
+    if napi is not None:
+        if not o.lab():
+            raise Usage("--napi places the lab's veth work; on a NIC, set"
+                        " its IRQ affinity and busy polling yourself")
+        o.variants = [Variant("napi-" + p, placement=p)
+                      for p in placement.parse(napi)]
     for p in o.paths:
         if p not in paths.ids():
             raise Usage("unknown path '%s' (known: %s)"

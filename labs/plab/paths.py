@@ -7,7 +7,7 @@ import os
 from .util import LIB
 
 FIELDS = ("id", "mode", "binary", "args", "latency_args", "runner", "hint",
-          "gpu", "queues", "reflect")
+          "gpu", "queues", "reflect", "placements")
 GEN_BIN = "common/pathlab-gen"
 WORKLOADS = ("throughput", "latency", "visibility", "rtt")
 
@@ -27,6 +27,10 @@ class Row:
         self.has_gpu = vals["gpu"] == "yes"
         self.has_queues = vals["queues"] == "yes"
         self.has_reflect = vals["reflect"] == "yes"
+        # Where the kernel's receive work may run (placement.py), the
+        # default first; [] for a path off the lab's veth.
+        self.placements = [p for p in vals.get("placements", "").split(",")
+                           if p]
 
     def __repr__(self):
         return "%s/%s" % (self.id, self.mode)

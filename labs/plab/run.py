@@ -11,7 +11,7 @@ import os
 import re
 import signal
 
-from . import lab, merge, sender, stats
+from . import lab, merge, placement, sender, stats
 from .util import bkg, tail, wait_until
 
 READY_S = 10
@@ -105,6 +105,8 @@ def rx_argv(ctx, spec, count, extra):
         a += ["--gpu", spec.gpu]
     if spec.variant is not None:
         a += spec.variant.rx_args
+    if ctx.o.lab():
+        a += placement.rx_args(placement.of(spec))
     a += ["--count", str(count), "--idle-timeout", "1000"]
     if spec.mode != "pci":
         a += ["--iface", ctx.rx_if]

@@ -110,6 +110,7 @@ def _entry(key, workload, size, runs):
         e["vm"] = {k: vm[k] for k in ("accel", "cpus", "kernel") if k in vm}
     busy = [r for r in runs if r.get("machine_busy")]
     e["machine_busy"] = len(busy)
+    e["contended"] = sum(1 for r in runs if r.get("contended") is True)
     if busy:
         e["machine_busy_why"] = sorted({r.get("machine_busy_why", "")
                                         for r in busy})

@@ -91,7 +91,9 @@ def section(entries, workload, size, tags):
             r.append(c)
         if workload == "throughput":
             r.append(unattr_cell(e))
-        if e.get("machine_busy"):
+        if e.get("contended"):
+            r[1] += " (contended)"
+        elif e.get("machine_busy"):
             r[1] += " (busy)"
         rows.append(r)
     right = [False, False, False, True] + [True] * (len(head) - 4)
@@ -182,6 +184,12 @@ def comparison(results):
                      " (load above the CPU count, hypervisor steal above"
                      " 10 %, or a contended receiver): their figures"
                      " include other work")
+    if any(e.get("contended") for e in entries):
+        lines.append("(contended): in some trials the receiver or veth's"
+                     " NAPI thread waited for a CPU more than 10 % of the"
+                     " run (schedstat run_delay): two of them took turns on"
+                     " one core, and its latency and cost include the wait;"
+                     " [...] names where NAPI ran (compare --napi)")
     if any(e.get("reference") for e in entries):
         lines.append("core cyc/pkt: the receiving process and the NAPI"
                      " threads, idle polling included, x TSC / received"
@@ -212,7 +220,8 @@ RUN_HEAD = ["path", "mode", "gpu", "env", "frame B", "q", "workload",
             "trial", "sent", "received", "lost", "unattr", "kpps", "Gbit/s",
             "p50 us", "p99 us", "p99.9 us", "recv cyc/pkt", "kernel", "app",
             "sys+gen cyc/pkt", "syscalls/pkt", "copies/pkt", "Udp InDgrams",
-            "link rx", "tcpdump seen", "busy"]
+            "link rx", "tcpdump seen", "busy", "placement", "rx wait %",
+            "napi wait %"]
 
 
 def run_row(r):
@@ -240,7 +249,15 @@ def run_row(r):
             fixed(r.get("link_rx_packets"), 0),
             fixed(r.get("tcpdump_seen"), 0)
             if r.get("workload") == "visibility" else "-",
-            "busy" if r.get("machine_busy") else "-"]
+            "busy" if r.get("machine_busy") else "-",
+            safe((r.get("placement") or {}).get("label") or "-"),
+            pct_cell((r.get("run_delay") or {}).get("receiver_share")),
+            pct_cell((r.get("run_delay") or {}).get("napi_share"))]
+
+
+def pct_cell(share):
+    """A share as a percentage with one decimal, '-' when absent."""
+    return "-" if share is None else "%.1f" % (100 * share)
 
 
 def runs_table(results):

@@ -7,7 +7,7 @@ usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
                        [--trials N|WL=N,...] [--references]
                        [--gpu none|sim|cuda] [--out DIR] [--quick]
                        [--workloads LIST] [--queues N] [--tradeoffs]
-                       [--verbs-on host|vm|auto]
+                       [--verbs-on host|vm|auto] [--napi LIST]
 
   --paths LIST   comma-separated, from: {ids}
                  (default: every path that is built)
@@ -28,6 +28,15 @@ usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
                  with the ratio ours/reference and whether ranges separate.
                  The VM's verbs rows have theirs without it: on software
                  RDMA (emulated under TCG) the ratio is the figure to read
+  --napi LIST    where veth's NAPI (the kernel's receive work) runs, each
+                 placement a row of its own in every round: rx-core (a
+                 thread on the receiver's core), other-core (on the
+                 sender's), busy-poll (the receiver's own calls run it;
+                 AF_XDP and DPDK af_xdp, where the kernel lets them).
+                 Default: each path's own (socket, xdp: rx-core; afxdp,
+                 dpdk: other-core). Every run reports where it ran and how
+                 long the receiver and NAPI waited for a CPU; above 10 %
+                 of the run it is marked contended
   --gpu KIND     none (default), sim or cuda
   --out DIR      where results.json and raw/ go
                  (default results/YYYYmmdd-HHMMSS, linked as results/latest)

@@ -397,7 +397,7 @@
 		html("caption", {}, "Measured: " + p.name, t);
 		var cols = ["mode", "frame", "received", "p99 latency",
 			"receive cycles/pkt", "syscalls/pkt", "copies/pkt",
-			"tcpdump saw"];
+			"tcpdump saw", "where NAPI ran"];
 		var hr = html("tr", {}, null, html("thead", {}, null, t));
 		cols.forEach(function (c) {
 			html("th", { scope: "col" }, c, hr);
@@ -425,7 +425,8 @@
 					 " (emulated)") : null,
 				 m.thr ? num(m.thr.syscalls_per_packet, 3) : null,
 				 m.thr ? num(m.thr.copies_per_packet, 2) : null,
-				 METRICS.tcpdump.get(m)].forEach(function (v, i) {
+				 METRICS.tcpdump.get(m),
+				 METRICS.placement.get(m)].forEach(function (v, i) {
 					html(i < 2 ? "th" : "td", i < 2 ? { scope: "row" } :
 						{}, v == null ? "-" : v, tr);
 				});

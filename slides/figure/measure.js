@@ -148,8 +148,30 @@
 				" good (" + gpuName(g) + ")" : null;
 		}, short: function (m) {
 			return "GPU ok " + kilo(m.gpu.gpu_verified);
+		} },
+		placement: { label: "where NAPI ran", get: function (m) {
+			var r = m.lat || m.thr, p = r && r.placement;
+			if (!p || typeof p.label !== "string")
+				return null;
+			var d = r.run_delay, s = p.label;
+			if (d && d.receiver_share != null && d.napi_share != null)
+				s += "; waited for a CPU: receiver " +
+					pct(d.receiver_share) + ", NAPI " +
+					pct(d.napi_share);
+			if ((m.thr && m.thr.contended) || (m.lat && m.lat.contended))
+				s += " (contended: they took turns on a core)";
+			return s;
+		}, short: function (m) {
+			var r = m.lat || m.thr;
+			return r && r.placement ? String(r.placement.label) : "";
 		} }
 	};
+
+	/* A run's placement label, "" without one (the summary's key). */
+	function placeOf(run) {
+		return run && run.placement && typeof run.placement.label ===
+			"string" ? run.placement.label : "";
+	}
 
 	/* The summary figure NAME of the runs m[WL] (thr, lat), or null. */
 	function fig(m, wl, name) {
@@ -275,9 +297,10 @@
 	function indexResults(r) {
 		var idx = { sizes: [], paths: {}, summary: {} }, seen = {};
 		(Array.isArray(r.summary) ? r.summary : []).forEach(function (e) {
-			if (e && !e.reference && !e.placement)
+			if (e && !e.reference)
 				idx.summary[[e.path, e.mode, e.gpu || "none",
-					e.frame_bytes, e.workload].join("|")] = e;
+					e.frame_bytes, e.workload,
+					e.placement || ""].join("|")] = e;
 		});
 		r.runs.forEach(function (run) {
 			if (!run || typeof run.path !== "string" || run.reference)
@@ -324,7 +347,8 @@
 		var gpu = gmode ? (ip.gpu[gmode] || {})[size] || {} : {};
 		function sum(run) {
 			return run ? index.summary[[id, run.mode, run.gpu || "none",
-				size, run.workload].join("|")] || null : null;
+				size, run.workload, placeOf(run)].join("|")] || null :
+				null;
 		}
 		return { mode: mode, thr: cpu.throughput, lat: cpu.latency,
 			vis: cpu.visibility, gpu: gpu.throughput || gpu.latency,
