@@ -290,8 +290,7 @@ static bool link_threaded(const char *ifname)
 	return read_small(path, buf, sizeof(buf)) > 0 && buf[0] == '1';
 }
 
-int pl_napi_list_by_name(const char *ifname, struct pl_napi *out,
-			 unsigned max)
+int pl_napi_list_by_name(const char *ifname, struct pl_napi *out, unsigned max)
 {
 	char want[32], path[300], comm[32];
 	size_t wl;

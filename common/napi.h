@@ -49,8 +49,7 @@ int pl_napi_list(const char *ifname, struct pl_napi *out, unsigned max);
  * Simplification: kernel threads are not in any network namespace, so a
  * link of the same name in another namespace would be counted too.
  */
-int pl_napi_list_by_name(const char *ifname, struct pl_napi *out,
-			 unsigned max);
+int pl_napi_list_by_name(const char *ifname, struct pl_napi *out, unsigned max);
 
 /*
  * A task's schedstat: run_ns on a CPU, wait_ns runnable but waiting for
