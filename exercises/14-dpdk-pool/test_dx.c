@@ -139,7 +139,7 @@ static int size_examples(void)
 			.nb_rxd = 64 << gr_below(5),
 			.nb_txd = 64 << gr_below(5),
 			.lcores = (unsigned)gr_below(9),
-			.burst = 1 + (unsigned)gr_below(128),
+			.burst = 1 + 2 * (unsigned)gr_below(64), /* odd */
 			.cache = (unsigned)gr_below(DX_CACHE_MAX + 1),
 		};
 	sizes(c, 200, got);

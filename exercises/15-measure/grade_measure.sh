@@ -15,14 +15,16 @@
 #     factor of 10 (they follow the machine's load: 3 to 25 packets per
 #     call were seen in three runs in a row), on the right side of 1,
 #     and no more packets per call than the batch
-#   which mode is cheaper per packet: the grader's run decides when the
-#     two differ by more than 50% (at this rate a call brings a few
+#   which mode is cheaper per packet: the grader's runs decide (the
+#     median of three each, interleaved) when the two differ by more
+#     than 50% (at this rate a call brings a few
 #     datagrams, and the two were seen 7% to 38% apart either way);
 #     closer than that, "same" or the mode the run leans to
 #   copies and PCIe crossings per packet      exactly (they are by design)
 #   bytes host-to-device per packet            within 25% (a batch goes as
 #     whole 9,216-byte slots: the figure follows packets per transfer)
-#   packets per host-to-device transfer        within a factor of 3
+#   packets per host-to-device transfer        within a factor of 3 of
+#     the median of three runs
 # shellcheck source-path=SCRIPTDIR/../..
 set -u
 ANSWERS=${1:?usage: grade_measure.sh ANSWERS [--list]}
@@ -108,23 +110,31 @@ skip_runs() {
 # The three runs of the README, in a lab of our own; every measured
 # question answered from them.
 real_runs() {
-	local w="--count 20000 --rate 20000 --size 256" rx spp ppc r cheaper
+	local w="--count 20000 --rate 20000 --size 256 --cpu 0" rx spp ppc r t cheaper
 	# shellcheck source=tests/netns/lib.sh
 	. "$REPO/tests/netns/lib.sh"
 	netns_setup >&2
-	rx="--iface $PL_RX_IF --count 20000 --idle-timeout 2000"
-	{
-		run_pair rf "$RX_SOCKET" "$rx --mode recvfrom" "--iface $PL_TX_IF $w"
-		run_pair bt "$RX_SOCKET" "$rx --mode recvmmsg --batch 64" \
+	rx="--iface $PL_RX_IF --cpu 1 --count 20000 --idle-timeout 2000"
+	# Three rounds, interleaved: the figures that follow the machine's
+	# load are judged on their median (one run on a shared machine
+	# proves nothing); the by-design ones on the first round.
+	for t in 1 2 3; do
+		run_pair "rf$t" "$RX_SOCKET" "$rx --mode recvfrom" \
 			"--iface $PL_TX_IF $w"
-		run_pair gpu "$RX_SOCKET" "$rx --mode recvmmsg --batch 64 --gpu sim" \
+		run_pair "bt$t" "$RX_SOCKET" "$rx --mode recvmmsg --batch 64" \
 			"--iface $PL_TX_IF $w"
-	} >&2
+		run_pair "gpu$t" "$RX_SOCKET" \
+			"$rx --mode recvmmsg --batch 64 --gpu sim" \
+			"--iface $PL_TX_IF $w"
+	done >&2
 	for r in rf bt gpu; do
-		if ! jq -e '.received > 10000' "$TMP/$r.json" >/dev/null 2>&1; then
-			skip_runs "the grader's runs did not complete (see above)"
-			return
-		fi
+		for t in 1 2 3; do
+			if ! jq -e '.received > 10000' "$TMP/$r$t.json" >/dev/null 2>&1; then
+				skip_runs "the grader's runs did not complete (see above)"
+				return
+			fi
+		done
+		cp "$TMP/${r}1.json" "$TMP/$r.json"
 	done
 	grade syscalls \
 		"$(mine syscalls_per_packet_recvfrom "$(jq -r .syscalls_per_packet "$TMP/rf.json")" 0.02)" \
@@ -135,9 +145,11 @@ real_runs() {
 	grade per_call "$(factor packets_per_call_batch "$spp" 10 1 64)" \
 		"$(mine why_not_full_batch "$ppc")"
 	# Receiver cycles per packet: the run decides beyond 50%.
-	cheaper=$(jq -rn --slurpfile a "$TMP/rf.json" --slurpfile b "$TMP/bt.json" '
-		($a[0].cycles_per_packet.receiver) as $x
-		| ($b[0].cycles_per_packet.receiver) as $y
+	cheaper=$(jq -rn --slurpfile a <(jq -s . "$TMP"/rf[123].json) \
+		--slurpfile b <(jq -s . "$TMP"/bt[123].json) '
+		def median: sort | .[length / 2 | floor];
+		([$a[0][].cycles_per_packet.receiver] | median) as $x
+		| ([$b[0][].cycles_per_packet.receiver] | median) as $y
 		| if $x > 1.5 * $y then "batch"
 		  elif $y > 1.5 * $x then "recvfrom"
 		  elif $x > $y then "same|batch"
@@ -148,7 +160,8 @@ real_runs() {
 		"$(mine pcie_crossings_per_packet_gpu "$(jq -r .pcie_crossings_per_packet "$TMP/gpu.json")" 0)" \
 		"$(mine h2d_bytes_per_packet "$(jq -r '.gpu_detail.bytes.h2d_copy / .received' "$TMP/gpu.json")" 0.25)"
 	grade gpu_batching "$(factor packets_per_h2d_transfer \
-		"$(jq -r '.gpu_detail.packets.h2d_copy / .gpu_detail.h2d_transfers' "$TMP/gpu.json")" 3)"
+		"$(jq -s '[.[] | .gpu_detail.packets.h2d_copy /
+			.gpu_detail.h2d_transfers] | sort | .[1]' "$TMP"/gpu[123].json)" 3)"
 }
 
 # The measured questions: no answer to any, no run needed.

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # The receive core and the receive cost (common/report.c,
-# labs/lib/topo.sh). Per path (socket, AF_XDP, DPDK on af_packet):
-#  - veth's receive work runs in its NAPI thread, pinned to the receive
-#    core (CPU 1), which ran > 0 s; the sender's core raised next to no
-#    NET_RX softirqs (the work did not run there);
+# labs/lib/topo.sh), per path (socket, AF_XDP, DPDK on af_packet) in its
+# default placement (labs/lib/paths.tsv: the socket's NAPI thread on the
+# receive core, the pollers' on the other CPU):
+#  - veth's receive work runs in its NAPI thread, on the CPU the placement
+#    says, which ran > 0 s; the JSON names the placement (run.placement)
+#    and how long the receiver and NAPI waited for a CPU (run.run_delay);
 #  - calibration: --extra-work-cycles K spins K TSC cycles per datagram in
 #    the receive loop, so receive_cycles_per_packet.total must rise by K
 #    (within 15 %) over a run without it, and the rise must show in the
-#    app part. A figure that counted the generator, idle polling or
-#    another core would miss it.
+#    app part, at three values of K. A figure that counted the generator,
+#    idle polling or another core would miss it. Each K is three pairs,
+#    judged on the median rise: one pair on a shared machine proves
+#    nothing.
 set -u
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=../../labs/lib/paths.sh
+. "$PATHLAB_LIB/paths.sh"
 
 NCPU=$(getconf _NPROCESSORS_ONLN)
 if [ "$NCPU" -lt 2 ]; then
@@ -19,67 +25,87 @@ if [ "$NCPU" -lt 2 ]; then
 fi
 netns_setup
 
-K=50000
-COUNT=20000
+KS="20000 50000 90000"
+COUNT=10000
 TX="--iface $PL_TX_IF --cpu 0 --count $COUNT --rate 10000 --batch 8"
 BASE="--iface $PL_RX_IF --cpu 1 --idle-timeout 3000 --count $COUNT"
 
-# The calibration's verdict on $TMP/NAME-cal.json.
-CAL_OK=".rise > $K * 0.85 and .rise < $K * 1.15 and .app_rise > $K * 0.85"
-
-# calibrate NAME RXBIN "RX ARGS": a run without and one with K cycles. A
-# busy poller's useful time counts a poll that another task preempted, so
-# a loaded machine can inflate one run: a pair that misses is run again,
-# up to three times, each shown; the verdict is on the last.
-calibrate() {
-	local name=$1 rxbin=$2 rxargs=$3 f0 fk trial
-	f0=$TMP/$name-0.json
-	fk=$TMP/$name-k.json
-	for trial in 1 2 3; do
-		run_pair_exact "$name-0" "$rxbin" "$BASE $rxargs" "$TX"
-		run_pair_exact "$name-k" "$rxbin" \
-			"$BASE $rxargs --extra-work-cycles $K" "$TX"
-		jq -n --slurpfile a "$f0" --slurpfile b "$fk" '
-			($a[0].receive_cycles_per_packet) as $x |
-			($b[0].receive_cycles_per_packet) as $y |
-			{without: $x.total, with: $y.total,
-			 rise: ($y.total - $x.total),
-			 app_rise: ($y.app - $x.app), k: '"$K"'}' \
-			>"$TMP/$name-cal.json" 2>/dev/null || break
-		echo "     $name trial $trial: $(jq -c . "$TMP/$name-cal.json")"
-		jq -e "$CAL_OK" "$TMP/$name-cal.json" >/dev/null && break
-	done
-	check "$name: every datagram received, both runs" \
-		".received == $COUNT" "$f0" '{received, lost, drops}'
-	check "$name: the K run received them all too, and says K" \
-		".received == $COUNT and .extra_work_cycles == $K" "$fk" \
-		'{received, lost, extra_work_cycles}'
-	check "$name: veth-napi, kernel part from the NAPI thread on CPU 1" \
-		'.env == "veth-napi" and
-		 .receive_cycles_per_packet.kernel_source == "napi_threads" and
-		 .receive_cycles_per_packet.napi_threads == 1 and
-		 ([.napi[] | select(.run_s > 0) | .cpu] == [1]) and
-		 .receive_cycles_per_packet.kernel > 0' "$f0" \
-		'{env, receive_cycles_per_packet, napi}'
-	check "$name: the sender's core did not do the receive work" \
-		".net_rx_softirqs_by_cpu[0] / $COUNT < 0.1" "$f0" \
-		'.net_rx_softirqs_by_cpu'
-	check "$name: receive cycles rise by K = $K within 15 %" \
-		"$CAL_OK" "$TMP/$name-cal.json"
+# The placement a path runs in by default, and the CPU its NAPI thread is
+# then on.
+place_of() {
+	path_placements "$1" "$2" | head -n 1
 }
 
-calibrate socket "$RX_SOCKET" "--rcvbuf 8388608"
+# calibrate NAME PATH MODE RXBIN "RX ARGS": per K, three pairs (a run
+# without K, one with), interleaved; the verdict on the median rise.
+calibrate() {
+	local name=$1 path=$2 mode=$3 rxbin=$4 rxargs=$5 f0 k t place cpu
+	place=$(place_of "$path" "$mode")
+	[ "$place" = other-core ] && cpu=0 || cpu=1
+	topo_napi_place "$place" || { bad "$name: placing NAPI ($place)"; return; }
+	f0=$TMP/$name-0.json
+	for k in $KS; do
+		for t in 1 2 3; do
+			run_pair_exact "$name-0" "$rxbin" "$BASE $rxargs" "$TX"
+			run_pair_exact "$name-$k" "$rxbin" \
+				"$BASE $rxargs --extra-work-cycles $k" "$TX"
+			jq -n --slurpfile a "$f0" --slurpfile b "$TMP/$name-$k.json" '
+				($a[0].receive_cycles_per_packet) as $x |
+				($b[0].receive_cycles_per_packet) as $y |
+				{without: $x.total, with: $y.total,
+				 rise: ($y.total - $x.total),
+				 app_rise: ($y.app - $x.app)}' \
+				>"$TMP/$name-$k-$t.json" 2>/dev/null
+		done
+		jq -s "{k: $k, rise: ([.[].rise] | sort | .[1]),
+			app_rise: ([.[].app_rise] | sort | .[1]),
+			pairs: [.[] | {without, with}]}" \
+			"$TMP/$name-$k"-[123].json >"$TMP/$name-$k-cal.json"
+		echo "     $name ($place) K $k: $(jq -c . "$TMP/$name-$k-cal.json")"
+		check "$name: receive cycles rise by K = $k within 15 % (median of 3)" \
+			".rise > .k * 0.85 and .rise < .k * 1.15 and
+			 .app_rise > .k * 0.85" "$TMP/$name-$k-cal.json"
+		check "$name: the K run received them all too, and says K" \
+			".received == $COUNT and .extra_work_cycles == $k" \
+			"$TMP/$name-$k.json" '{received, lost, extra_work_cycles}'
+	done
+	check "$name: every datagram received" \
+		".received == $COUNT" "$f0" '{received, lost, drops}'
+	check "$name: placement $place: veth-napi, kernel part from the NAPI thread on CPU $cpu" \
+		'.env == "veth-napi" and .placement.napi == "'"$place"'" and
+		 .placement.napi_cpu == '"$cpu"' and .placement.receiver_cpu == 1 and
+		 .receive_cycles_per_packet.kernel_source == "napi_threads" and
+		 .receive_cycles_per_packet.napi_threads == 1 and
+		 ([.napi[] | select(.run_s > 0) | .cpu] == ['"$cpu"']) and
+		 .receive_cycles_per_packet.kernel > 0' "$f0" \
+		'{env, placement, receive_cycles_per_packet, napi}'
+	check "$name: the waits for a CPU are measured and within the run" \
+		'.run_delay.receiver_share >= 0 and .run_delay.receiver_share <= 1
+		 and .run_delay.napi_share >= 0 and .run_delay.napi_share <= 1
+		 and (.contended | type) == "boolean"
+		 and .contended == (.run_delay.receiver_share > 0.1
+				    or .run_delay.napi_share > 0.1)' "$f0" \
+		'{run_delay, contended}'
+	if [ "$place" = rx-core ]; then
+		check "$name: the sender's core did not do the receive work" \
+			".net_rx_softirqs_by_cpu[0] / $COUNT < 0.1" "$f0" \
+			'.net_rx_softirqs_by_cpu'
+	fi
+}
+
+calibrate socket socket recvmmsg "$RX_SOCKET" "--rcvbuf 8388608"
 
 RX_XSK=$BUILD/af-xdp/pathlab-rx-xsk
 if [ -x "$RX_XSK" ]; then
-	calibrate afxdp "$RX_XSK" ""
+	calibrate afxdp afxdp copy "$RX_XSK" "--action redirect --bind copy"
 else
 	echo "note: $RX_XSK not built: AF_XDP not calibrated"
 fi
 
 RX_DPDK=$BUILD/dpdk/pathlab-rx-dpdk
 if [ -x "$RX_DPDK" ]; then
-	calibrate dpdk "$RX_DPDK" "--vdev-kind af_packet --rx-desc 16384 --mbufs 32767"
+	calibrate dpdk dpdk af_packet "$RX_DPDK" \
+		"--vdev-kind af_packet --rx-desc 16384 --mbufs 32767"
 else
 	echo "note: $RX_DPDK not built: DPDK not calibrated"
 fi

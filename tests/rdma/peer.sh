@@ -14,9 +14,18 @@
 # guest's policy routing), not through lo; its neighbour entry is already
 # there (kept). Quick counts, paced workloads only: exact.
 
+# compare --quick's count of workload WL (labs/plab/options.py QUICK).
+peer_quick_count() {
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+from plab import options; print(options.QUICK[sys.argv[2]])' "$REPO/labs" "$1"
+}
+
 # The whole check, into OUT/peer.
 peer_compare() {
 	local ns=plpeer$$ out=$OUT/peer t0=$SECONDS rc=0 f
+	local PL_QUICK_LATENCY PL_QUICK_VISIBILITY
+	PL_QUICK_LATENCY=$(peer_quick_count latency) || return 1
+	PL_QUICK_VISIBILITY=$(peer_quick_count visibility) || return 1
 	[ "${PL_VM_TOPO:-}" = veth ] || { echo "peer: not the VM's veth topology: skipped"; return 0; }
 	rm -rf "$out" "$out.log"
 	if ! ip netns attach "$ns" $$ 2>"$out.err"; then
