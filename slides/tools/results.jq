@@ -61,9 +61,9 @@ def vm_how: (if .vm.accel == "tcg" or .vm.accel == "kvm" then .vm.accel
 # A row's own note when it ran somewhere else than the rest (the label
 # names every environment of the set); a VM's row says how it ran and,
 # on an emulated CPU, that it is not comparable.
-def env_tag: if in_vm then
-		" (Soft-RoCE in a VM, \(vm_how)" + (if comparable
-		then ": software RDMA)" else ": *emulated CPU, not comparable with the host rows*)" end)
+def env_tag: if in_vm then (if comparable
+		then " (Soft-RoCE VM, \(vm_how): software RDMA)"
+		else " (*emulated CPU*)" end)
 	else {nic: "a real NIC"}[.env // ""]
 	// null | if . then " (" + . + ")" else "" end end;
 
@@ -101,7 +101,9 @@ def where_label($path):
 	+ " · `pathlab compare`"
 	+ (if $n != null and $n <= 20000 then " --quick" else "" end)
 	+ (if $n != null then ", \($n | grouped) packets per throughput run" else "" end)
-	+ ". Not NIC figures.";
+	+ ". Not NIC figures."
+	+ (if $path != "verbs" and any($runs[]; comparable | not)
+		then " *Emulated CPU*: Soft-RoCE in a VM under TCG, not comparable with the host rows." else "" end);
 
 # One path's rows at one frame size: one line per mode (and GPU).
 def path_table($path; $size):
