@@ -233,6 +233,22 @@ static int napi_dump(int fd, char *buf, uint16_t family, struct napi_dump *d)
 	return err == -EINVAL ? -EOPNOTSUPP : err;
 }
 
+static ssize_t read_small(const char *path, char *buf, size_t len);
+
+/* Fill run and wait time and CPU of the instances that have a thread. */
+static void napi_times(struct pl_napi *out, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!out[i].pid)
+			continue;
+		struct pl_sched t = pl_task_sched(out[i].pid);
+
+		out[i].run_ns = t.run_ns;
+		out[i].wait_ns = t.wait_ns;
+		out[i].cpu = pl_task_cpu(out[i].pid);
+	}
+}
+
 int pl_napi_list(const char *ifname, struct pl_napi *out, unsigned max)
 {
 	struct napi_dump d = { .out = out, .max = max };
@@ -259,16 +275,54 @@ out:
 	if (err)
 		return err;
 	qsort(out, d.n, sizeof(*out), by_id);
-	for (unsigned i = 0; i < d.n; i++) {
-		if (!out[i].pid)
-			continue;
-		struct pl_sched t = pl_task_sched(out[i].pid);
-
-		out[i].run_ns = t.run_ns;
-		out[i].wait_ns = t.wait_ns;
-		out[i].cpu = pl_task_cpu(out[i].pid);
-	}
+	napi_times(out, d.n);
 	return (int)d.n;
+}
+
+/* True when /sys/class/net/IF/threaded says 1. */
+static bool link_threaded(const char *ifname)
+{
+	char path[80], buf[8];
+
+	if (strlen(ifname) >= IF_NAMESIZE || strchr(ifname, '/'))
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/threaded", ifname);
+	return read_small(path, buf, sizeof(buf)) > 0 && buf[0] == '1';
+}
+
+int pl_napi_list_by_name(const char *ifname, struct pl_napi *out, unsigned max)
+{
+	char want[32], path[300], comm[32];
+	size_t wl;
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
+
+	wl = (size_t)snprintf(want, sizeof(want), "napi/%s-", ifname);
+	/* TASK_COMM_LEN is 16: 15 characters and the NUL. */
+	if (wl >= 15 || !link_threaded(ifname))
+		return -EOPNOTSUPP;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && n < max) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (read_small(path, comm, sizeof(comm)) <= 0 ||
+		    strncmp(comm, want, wl))
+			continue;
+		out[n++] = (struct pl_napi){
+			.id = (uint32_t)strtoul(comm + wl, NULL, 10),
+			.pid = (pid_t)atoi(e->d_name),
+			.irq = -1,
+			.cpu = -1,
+		};
+	}
+	closedir(d);
+	qsort(out, n, sizeof(*out), by_id);
+	napi_times(out, n);
+	return (int)n;
 }
 
 /* Read up to len - 1 bytes of a small /proc file; length or -errno. */

@@ -40,6 +40,18 @@ struct pl_napi {
 int pl_napi_list(const char *ifname, struct pl_napi *out, unsigned max);
 
 /*
+ * The same for a kernel without NAPI_GET (before 6.9), from the threads'
+ * names: threaded NAPI (5.12 and later) names an instance's thread
+ * napi/IF-ID, so /proc lists them. Only for a link whose
+ * /sys/class/net/IF/threaded says 1, and only where "napi/IF-" fits a
+ * thread's 15-character name; otherwise -EOPNOTSUPP. irq is -1 (unknown);
+ * the id comes from the name and is cut short when the name is.
+ * Simplification: kernel threads are not in any network namespace, so a
+ * link of the same name in another namespace would be counted too.
+ */
+int pl_napi_list_by_name(const char *ifname, struct pl_napi *out, unsigned max);
+
+/*
  * A task's schedstat: run_ns on a CPU, wait_ns runnable but waiting for
  * one (run_delay: the time another task held the CPU it wanted).
  */

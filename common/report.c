@@ -509,6 +509,8 @@ static void json_receive(struct pl_json *j, const struct pl_rx_stats *s,
 	pl_json_u64(j, "loop_threads", s->loop_threads);
 	pl_json_dbl(j, "loop_run_s", (double)s->loop_run_ns / 1e9);
 	pl_json_u64(j, "napi_threads", f->napi_threads);
+	pl_json_str(j, "napi_found_by",
+		    d->napi_by_name ? "thread_name" : "netdev_netlink");
 	pl_json_end(j);
 	pl_json_arr(j, "napi");
 	for (i = 0; i < d->napi_count; i++) {

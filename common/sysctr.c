@@ -354,6 +354,14 @@ static void read_napi(const char *ifname, struct pl_sysctr *c)
 	if (!ifname_ok(ifname))
 		return;
 	n = pl_napi_list(ifname, c->napi, PL_NAPI_MAX);
+	/*
+	 * Before Linux 6.9 (the Soft-RoCE VM's guest kernel, Debian 12's
+	 * own) netlink cannot list them: find the threads by name.
+	 */
+	if (n == -EOPNOTSUPP) {
+		n = pl_napi_list_by_name(ifname, c->napi, PL_NAPI_MAX);
+		c->napi_by_name = n >= 0;
+	}
 	if (n < 0)
 		c->napi_err = n;
 	else

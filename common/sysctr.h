@@ -64,6 +64,7 @@ struct pl_sysctr {
 	unsigned napi_count;
 	int napi_err;
 	bool napi_changed;
+	bool napi_by_name; /* found by thread name (no netlink NAPI_GET) */
 	struct pl_napi napi[PL_NAPI_MAX];
 
 	/* this process: getrusage(RUSAGE_SELF) and /proc/self/schedstat */

@@ -77,6 +77,7 @@ SENDER_LABEL="the sender"
 CPUS=1,0
 WORKLOADS=(throughput latency visibility rtt) # the order of COUNTS, RATES
 FAILED=0
+IN_VM=0
 PLAN=""
 
 while [ $# -gt 0 ]; do
@@ -146,7 +147,38 @@ ends_vm() {
 	RX_DEV=$PL_VM_RX_DEV RX_PORT=1 RX_GID="" RX_ADDR=$PL_VM_RX_ADDR RX_IF=$PL_VM_RX_IF
 	TX_DEV=$PL_VM_TX_DEV TX_PORT=1 TX_GID="" TX_ADDR=$PL_VM_TX_ADDR
 	ENV_LABEL=$PL_VM_ENV
-	ENV_NOTE="Soft-RoCE in a VM: software RDMA (rdma_rxe in a qemu guest), receiver on $RX_DEV ($RX_IF, $RX_ADDR), sender on $TX_DEV ($PL_VM_TX_IF, $TX_ADDR)"
+	ENV_NOTE="Soft-RoCE in a VM: software RDMA (rdma_rxe in a qemu guest under ${PL_VM_ACCEL:-tcg}, $PL_VM_CPUS vCPUs), receiver on $RX_DEV ($RX_IF, $RX_ADDR), sender on $TX_DEV ($PL_VM_TX_IF, $TX_ADDR)"
+	IN_VM=1
+}
+
+# How the VM runs, once for every run of this boot (compare reads it
+# into each verbs run's vm object): OUT/verbs-vm.json.
+vm_json() {
+	jq -n --arg accel "${PL_VM_ACCEL:-tcg}" --argjson cpus "$PL_VM_CPUS" \
+		--arg kernel "$PL_VM_KERNEL" \
+		'{accel: $accel, cpus: $cpus, kernel: $kernel}' >"$OUT/verbs-vm.json"
+}
+
+# Print "KSOFTIRQD_NS SOFTIRQ_TICKS" of the receive CPU: its ksoftirqd
+# thread's run time (schedstat, exact) and /proc/stat's softirq column
+# (USER_HZ ticks). The receiver's kernel share is the receive link's NAPI
+# thread (common/napi.c finds it by name on this guest kernel): rxe's
+# receive work runs from the UDP receive in that thread, and the tasklets
+# it defers (6.1: responder, completer) run at that thread's
+# local_bh_enable, in its run time (the guest has no
+# IRQ_TIME_ACCOUNTING, so softirq time is part of the task it
+# interrupted). What the kernel pushes out to ksoftirqd is not: these two
+# say how much that was, beside the run.
+rx_cpu_sample() {
+	local d comm ns=0 ticks
+	for d in /proc/[0-9]*; do
+		read -r comm 2>/dev/null <"$d/comm" || continue
+		[ "$comm" = "ksoftirqd/$RX_CPU" ] || continue
+		read -r ns _ <"$d/schedstat" || ns=0
+		break
+	done
+	ticks=$(awk -v c="cpu$RX_CPU" '$1 == c { print $8 }' /proc/stat)
+	echo "$ns ${ticks:-0}"
 }
 
 # The same from this machine's own devices (labs/lib/verbs-host.sh).
@@ -235,6 +267,7 @@ else
 	ends_vm
 fi
 mkdir -p "$OUT"
+[ "$IN_VM" = 0 ] || vm_json
 MTU=$(path_mtu "$RX_DEV" "$RX_PORT")
 echo "rdma-vm-compare: env $ENV_LABEL: $ENV_NOTE; path MTU $MTU"
 
@@ -289,7 +322,7 @@ run_failed() {
 # after the first adds -tTRIAL to its files.
 one_run() {
 	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 trial=${7:-0} base rx_pid rc seen="" drop=""
-	local rx_args=() tx_args=() wait_ms=30000 note=$ENV_NOTE dev
+	local rx_args=() tx_args=() wait_ms=30000 note=$ENV_NOTE dev s0="" s1=""
 	base=$OUT/verbs-$mode-$size-$wl
 	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	[ "$trial" = 0 ] || base=$base-t$trial
@@ -347,9 +380,11 @@ one_run() {
 	elif [ "$QUEUES" != 1 ]; then
 		tx_args+=(--flows $((4 * QUEUES)))
 	fi
+	[ "$IN_VM" = 0 ] || s0=$(rx_cpu_sample)
 	run_tx "$base" $((60 + n / 2000)) "$rx_pid" "${tx_args[@]}"
 	rc=$?
 	wait $rx_pid || rc=$((rc + 100))
+	[ "$IN_VM" = 0 ] || s1=$(rx_cpu_sample)
 	if [ -n "${TD_PID:-}" ] && [ "$wl" = visibility ]; then
 		read -r seen drop < <(td_stop "$TD_PID" "$base.tcpdump.err")
 		TD_PID=
@@ -367,8 +402,15 @@ one_run() {
 	# compare merges the two JSON files on the host (labs/plab/merge.py):
 	# what only this side knows goes beside them.
 	jq -n --argjson seen "${seen:-null}" --argjson drop "${drop:-null}" \
-		--arg note "$note" '{tcpdump: $seen, tcpdump_dropped: $drop,
-		env_note: $note}' >"$base.merge.json"
+		--arg note "$note" --arg s0 "$s0" --arg s1 "$s1" \
+		--argjson hz "$(getconf CLK_TCK)" \
+		'{tcpdump: $seen, tcpdump_dropped: $drop, env_note: $note}
+		+ if $s0 != "" and $s1 != "" then
+		($s0 | split(" ") | map(tonumber)) as $a
+		| ($s1 | split(" ") | map(tonumber)) as $b
+		| {vm_rx_cpu: {rx_cpu_ksoftirqd_s: (($b[0] - $a[0]) / 1e9),
+		   rx_cpu_softirq_s: (($b[1] - $a[1]) / $hz)}} else {} end' \
+		>"$base.merge.json"
 	jq -rn --slurpfile rx "$base.rx.json" --slurpfile gen "$base.gen.json" \
 		'$rx[0] as $r | $gen[0] as $g
 		| "\(($r.pps // 0) / 100 | round / 10) kpps, received \($r.received) of \($g.sent) sent"

@@ -109,5 +109,9 @@ loopback) topo_loopback ;;
 *) echo "rdma-vm guest: unknown topology $topo" >&2; exit 99 ;;
 esac
 export PL_VM_TOPO=$topo PL_VM_ENV=vm-softroce
+# How the VM runs (the host's start script sets PL_VM_ACCEL).
+PL_VM_CPUS=$(getconf _NPROCESSORS_ONLN)
+PL_VM_KERNEL=$(uname -r)
+export PL_VM_ACCEL=${PL_VM_ACCEL:-tcg} PL_VM_CPUS PL_VM_KERNEL
 [ "$topo" != loopback ] || PL_VM_ENV=vm-softroce-rxe-loopback
 exec "$@"

@@ -9,13 +9,23 @@
 VM_QEMU_PID=""
 VM_RUN_DIR=""
 
-# Print the qemu accelerator arguments: KVM only where it really works.
-vm_accel() {
+# Print the accelerator the VM runs under: kvm only where it really
+# works, else tcg (qemu emulates every guest instruction).
+vm_accel_name() {
 	local want=${RDMA_VM_ACCEL:-auto}
 	# A /dev/kvm without vmx/svm in the CPU flags is a paravirtual
 	# stand-in that cannot run a stock kernel: use TCG there.
 	if [ "$want" = kvm ] || { [ "$want" = auto ] &&
 		grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; }; then
+		echo kvm
+	else
+		echo tcg
+	fi
+}
+
+# Print the qemu accelerator arguments of vm_accel_name's choice.
+vm_accel() {
+	if [ "$(vm_accel_name)" = kvm ]; then
 		echo "-accel kvm -cpu host"
 	else
 		echo "-accel tcg,thread=multi -cpu max"
@@ -52,6 +62,8 @@ vm_write_start() {
 	shift 2
 	{
 		printf 'cd %q 2>/dev/null || cd /\n' "$PWD"
+		# The guest cannot tell TCG from KVM itself: say it.
+		printf 'export PL_VM_ACCEL=%q\n' "$(vm_accel_name)"
 		printf 'exec /bin/bash %q %q' "$PATHLAB_LIB/rdma-vm-guest.sh" "$topo"
 		printf ' %q' "$@"
 		printf '\n'

@@ -15,7 +15,7 @@ run.placement becomes a row of its own in the summary and the tables.
 import json
 import os
 
-from . import run as R, stats, summary
+from . import emulated, run as R, stats, summary
 from .util import say
 
 
@@ -161,6 +161,8 @@ def spec_what(spec):
 def assemble(ctx, host):
     """results.json's object: host, trials, runs, summary, failures."""
     runs = ctx.ledger.runs
+    for r in runs:
+        r.setdefault("comparable_with_host", emulated.comparable(r))
     host["tsc_hz"] = next((r["budget"]["clock_hz"] for r in runs
                            if (r.get("budget") or {}).get("clock_hz")), None)
     host["loadavg_end"] = stats.loadavg()

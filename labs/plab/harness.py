@@ -167,6 +167,9 @@ def load_run(ctx, spec, base):
                           extra.get("env_note"))
     except ValueError:
         return None
+    if extra.get("vm_rx_cpu"):
+        # The receive vCPU's ksoftirqd and softirq time (the guest).
+        run["vm"] = dict(run.get("vm") or {}, **extra["vm_rx_cpu"])
     if not ctx.o.lab():
         from .sender import finish_run
         finish_run(ctx.o, ctx.hosts, run, base)

@@ -8,7 +8,7 @@ stay the same whichever tool wrote them.
 
 import math
 
-from . import stats
+from . import emulated, stats
 from .summary import placement_label
 from .text import md
 
@@ -82,7 +82,7 @@ def header(h, size, runs):
         end = h.get("loadavg_end")
         s += "; load average %s at the start, %s at the end" % (
             jqnum(h["loadavg_start"]), "?" if end is None else jqnum(end))
-    envs = sorted({md(r.get("env"), 40) for r in runs
+    envs = sorted({md(emulated.env_text(r, 40), 80) for r in runs
                    if r.get("env") is not None})
     return s + "; %d-byte frames; env: %s." % (size, ", ".join(envs))
 
@@ -139,8 +139,19 @@ def summary(results, size):
              " kernel + app | system-wide incl. generator | syscalls/pkt |"
              " copies/pkt | Udp InDatagrams | tcpdump saw |",
              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for k in keys:
-        lines.append(row(k, [r for r in runs if key(r) == k]))
+
+    def of(k):
+        return [r for r in runs if key(r) == k]
+    host, emu = emulated.split(keys, lambda k: of(k)[0])
+    for k in host:
+        lines.append(row(k, of(k)))
+    if emu:
+        lines.append("| *%s (Soft-RoCE VM: %s); read them against perftest"
+                     " in the same VM* ||||||||||||" % (
+                         emulated.MARK, md(emulated.how(of(emu[0])[0]),
+                                           60)))
+    for k in emu:
+        lines.append(row(k, of(k)))
     b = (runs[0].get("budget") if runs else None) or {}
     hz = b.get("clock_hz")
     lines += ["", "Budget at %d B: %s cycles per packet at 10 GbE, %s at 100"

@@ -13,7 +13,7 @@ matplotlib is missing.
 
 import os
 
-from . import summary as S
+from . import emulated, summary as S
 from .table import letters
 from .text import safe
 from .util import say
@@ -64,6 +64,9 @@ def series(results):
     hatch, marker, letter}]."""
     runs = results.get("runs", [])
     keys = sorted({S.row_key(r) for r in runs}, key=S.row_sort)
+    emu = {S.row_key(r) for r in runs if not emulated.comparable(r)}
+    soft = {S.row_key(r) for r in runs if emulated.in_vm(r)} - emu
+    how = {S.row_key(r): emulated.how(r) for r in runs}
     tags = letters(results.get("summary") or S.summarize(runs))
     rank = {}
     out = []
@@ -83,12 +86,16 @@ def series(results):
         if place:
             title += " [%s]" % safe(place, 40)
             tic += "\n" + safe(place, 18)
+        if k in soft:
+            title += " (%s)" % emulated.SOFTWARE
+            tic += "\n" + emulated.SOFTWARE
         label = S.row_label(k)
         out.append({"key": k, "label": label, "title": title, "tic": tic,
                     "letter": tags.get(label, "?"),
                     "colour": PATH_COLOUR.get(path, "#444444"),
                     "hatch": HATCHES[i % len(HATCHES)],
-                    "marker": MARKERS[n % len(MARKERS)], "ref": bool(ref)})
+                    "marker": MARKERS[n % len(MARKERS)], "ref": bool(ref),
+                    "emulated": k in emu, "vm": how.get(k, "")})
     return out
 
 
@@ -97,6 +104,7 @@ def environment(results):
     h = results.get("host") or {}
     runs = results.get("runs", [])
     envs = sorted({safe(ENV_NAME.get(r.get("env"), r.get("env")), 60)
+                   + (" (%s)" % emulated.how(r) if emulated.in_vm(r) else "")
                    for r in runs if r.get("env")})
     gpus = sorted({safe(GPU_NAME.get(r.get("gpu"), r.get("gpu")), 30)
                    for r in runs if (r.get("gpu") or "none") != "none"})

@@ -3,7 +3,7 @@ matplotlib Figure class and a results.json object that returns the
 figure, or None when the results have no runs for it.
 """
 
-from . import summary as S
+from . import emulated, summary as S
 from .plots import entries_of, footer, marks, plain_ticks, series, short
 from .table import letters
 from .text import safe
@@ -25,27 +25,51 @@ def _bars(results, workload, *figures):
 
 
 def _axes_for_bars(Figure, drawn, sizes, title, ylabel):
-    """A figure and axes wide enough for the bars, its x ticks set."""
+    """A figure and its panels of bars, x ticks set: [(axes, series)].
+    Rows on an emulated CPU (emulated.py) get a panel of their own, with
+    its own scale, to the right of the host's: their figures are not on
+    the host's clock."""
+    host = [s for s in drawn if not s["emulated"]]
+    emu = [s for s in drawn if s["emulated"]]
+    groups = [g for g in (host, emu) if g]
     nb = len(drawn) * len(sizes)
-    width = min(max(12.8, 2 + 0.9 * (nb + len(sizes))), 24)
+    width = min(max(12.8, 2 + 0.9 * (nb + len(sizes) * len(groups))), 24)
     fig = Figure(figsize=(width, 7.2))
-    ax = fig.add_axes([0.07, 0.26, 0.90, 0.62])
-    ax.set_title(title, fontsize=17, pad=28)
-    ax.set_ylabel(ylabel)
+    fig.suptitle(title, fontsize=17, y=0.985)
+    weight = [max(len(g) * len(sizes) + len(sizes), 4) for g in groups]
+    gap = 0.07
+    room = 0.90 - gap * (len(groups) - 1)
+    left, out = 0.07, []
+    for g, wt in zip(groups, weight):
+        w = room * wt / sum(weight)
+        ax = fig.add_axes([left, 0.26, w, 0.60])
+        left += w + gap
+        ax.set_ylabel(ylabel if g is host or not host else
+                      ylabel.split(" (")[0] + " (emulated)")
+        if g is emu:
+            ax.set_title("Soft-RoCE VM (%s): %s" % (
+                g[0]["vm"], emulated.MARK), fontsize=10,
+                color="#8B0000", pad=26)
+        _ticks(ax, g, sizes, nb)
+        out.append((ax, g))
+    return fig, out
+
+
+def _ticks(ax, drawn, sizes, nb):
+    """The x ticks and frame-size labels of one panel."""
     ticks, labels = [], []
     for si, size in enumerate(sizes):
         for n, s in enumerate(drawn, 1):
             ticks.append(si * (len(drawn) + 1) + n)
             labels.append("(%s) %s" % (s["letter"], s["tic"]))
         mid = si * (len(drawn) + 1) + (len(drawn) + 1) / 2
-        ax.text(mid, 1.02, "%s-byte frames" % safe(size, 8),
+        ax.text(mid, 1.01, "%s-byte frames" % safe(size, 8),
                 transform=ax.get_xaxis_transform(), ha="center",
-                va="bottom", fontsize=13)
+                va="bottom", fontsize=12)
     ax.set_xticks(ticks)
     ax.set_xticklabels(labels, fontsize=8 if nb > 12 else 10)
     ax.set_xlim(0, len(sizes) * (len(drawn) + 1))
     ax.grid(axis="y", linestyle=":", color="#b0b0b0")
-    return fig, ax
 
 
 def _x(si, n, drawn):
@@ -65,17 +89,30 @@ def rate(Figure, results):
         return None
     tags = letters(results.get("summary") or
                    S.summarize(results.get("runs", [])))
-    fig, ax = _axes_for_bars(
+    fig, panels = _axes_for_bars(
         Figure, drawn, sizes, "Receive rate by path and frame size",
         "received, thousand packets per second (kpps)")
-    values = [e["figures"]["kpps"] for e in ent.values()]
+    for ax, group in panels:
+        _rate_panel(ax, group, sizes, ent, tags)
+    footer(fig, results, "Throughput workload. Bars: the median of the"
+           " trials; whiskers: min-max. ~x: not distinguishable from row x"
+           " (their ranges overlap). Rate from the first to the last packet"
+           " received; loss = sent - received." + (
+               " White bars: reference tools (ours/ref: the ratio of the"
+               " medians)." if any(s["ref"] for s in drawn) else ""))
+    return fig
+
+
+def _rate_panel(ax, drawn, sizes, ent, tags):
+    """The bars of one rate panel."""
+    values = [e["figures"]["kpps"] for (k, _), e in ent.items()
+              if any(s["key"] == k for s in drawn)]
     lo = min(f["min"] for f in values)
     hi = max(f["max"] for f in values)
     if lo > 0 and hi > 30 * lo:
         ax.set_yscale("log")
         plain_ticks(ax.yaxis)
-        ax.set_ylabel("received, thousand packets per second (kpps, log"
-                      " scale)")
+        ax.set_ylabel(ax.get_ylabel() + ", log scale")
     for si, size in enumerate(sizes):
         for n, s in enumerate(drawn, 1):
             e = ent.get((s["key"], size))
@@ -92,17 +129,13 @@ def rate(Figure, results):
             loss = (e["figures"].get("loss") or {}).get("median") or 0
             if loss >= 0.005:
                 text += "\n%d%% lost" % round(100 * loss)
+            r = ((e.get("vs_ours") or {}).get("kpps") or {}).get("ratio")
+            if r is not None:
+                text += "\nours/ref %.2f" % r
             ax.annotate(text.rstrip("\n").replace("\n\n", "\n"),
                         (x, f["max"]), xytext=(0, 4),
                         textcoords="offset points", ha="center",
                         va="bottom", fontsize=9)
-    footer(fig, results, "Throughput workload. Bars: the median of the"
-           " trials; whiskers: min-max. ~x: not distinguishable from row x"
-           " (their ranges overlap). Rate from the first to the last packet"
-           " received; loss = sent - received." + (
-               " White bars: reference tools." if any(s["ref"] for s in
-                                                     drawn) else ""))
-    return fig
 
 
 def _lat_runs(results):

@@ -5,7 +5,7 @@ be told apart from on that figure, and for a reference tool's row the
 ratio ours/reference and whether the ranges separate.
 """
 
-from . import stats
+from . import emulated, stats
 from .paths import WORKLOADS
 
 # The figures of each workload the summary keeps, and among them (first
@@ -104,6 +104,10 @@ def _entry(key, workload, size, runs):
         e["tool"] = runs[0].get("tool")
     if place:
         e["placement"] = place
+    e["comparable_with_host"] = all(emulated.comparable(r) for r in runs)
+    vm = emulated.vm_of(runs[0])
+    if vm:
+        e["vm"] = {k: vm[k] for k in ("accel", "cpus", "kernel") if k in vm}
     busy = [r for r in runs if r.get("machine_busy")]
     e["machine_busy"] = len(busy)
     e["contended"] = sum(1 for r in runs if r.get("contended") is True)
@@ -115,7 +119,9 @@ def _entry(key, workload, size, runs):
 
 def _mark_overlaps(entries, workload):
     """Give each entry not_distinguishable: {figure: [rows]} for the
-    figures of WORKLOAD where its range overlaps another row's."""
+    figures of WORKLOAD where its range overlaps another row's. Rows on an
+    emulated CPU are compared among themselves only: an overlap with a
+    host row would be a coincidence of two different clocks."""
     names = compared(workload)
     for e in entries:
         nd = {}
@@ -125,7 +131,8 @@ def _mark_overlaps(entries, workload):
                 continue
             for o in entries:
                 b = o["figures"].get(name)
-                if o is e or not b or b["n"] < 2:
+                if o is e or not b or b["n"] < 2 or \
+                        emulated.comparable(o) != emulated.comparable(e):
                     continue
                 if stats.overlap(a, b):
                     nd.setdefault(name, []).append(o["row"])

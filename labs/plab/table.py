@@ -4,7 +4,7 @@ trials, marked where rows cannot be told apart), one line per run (every
 trial, as runs.txt), and the cycle budget per frame size.
 """
 
-from . import summary as S
+from . import emulated, summary as S
 from .paths import WORKLOADS
 from .text import columns, fixed, grouped, safe, us
 
@@ -68,15 +68,18 @@ def unattr_cell(e):
 
 
 def section(entries, workload, size, tags):
-    """The lines of one (workload, size) section."""
+    """The lines of one (workload, size) section: the host's rows, then
+    those on an emulated CPU under a line that says so."""
     cols = COLS.get(workload, [])
     n = max(e["trials"] for e in entries)
     head = ["", "row", "env", "n"] + [c[0] for c in cols]
     if workload == "throughput":
         head.append("unattr")
     rows = [head]
+    host, emu = emulated.split(entries)
+    entries = host + emu
     for e in entries:
-        r = [tags[e["row"]], safe(e["row"], 56), safe(e["env"], 16),
+        r = [tags[e["row"]], safe(e["row"], 56), emulated.env_text(e, 16),
              str(e["trials"])]
         for _, name, fmt in cols:
             c = cell(e["figures"].get(name), fmt)
@@ -97,8 +100,11 @@ def section(entries, workload, size, tags):
     lines = ["%s; %s B frames; median (min-max) of up to %d trial%s"
              % (TITLES.get(workload, workload), size, n,
                 "" if n == 1 else "s")]
-    lines += ["  " + l for l in columns(rows, right)]
-    return lines
+    body = ["  " + l for l in columns(rows, right)]
+    if emu:
+        body.insert(1 + len(host), "  -- rows below: %s (Soft-RoCE VM:"
+                    " %s) --" % (emulated.MARK, emulated.how(emu[0])))
+    return lines + body
 
 
 def ratio_text(vs):
@@ -116,15 +122,16 @@ def reference_lines(entries):
     """One line per reference row and row it is compared with: the ratio
     ours/reference on the medians, and whether the ranges separate."""
     out = []
-    for e in entries:
+    for e in emulated.split(entries)[0] + emulated.split(entries)[1]:
         pairs = [(e.get("ours"), e.get("vs_ours") or {})] + [
             (a["row"], a["vs"]) for a in e.get("vs_also", [])]
         for row, vs in pairs:
             text = ratio_text(vs)
             if row and text:
-                out.append("  %s / %s at %s B: %s" % (
+                out.append("  %s / %s at %s B: %s%s" % (
                     safe(row, 56), safe(e["reference"]), e["frame_bytes"],
-                    text))
+                    text, "" if emulated.comparable(e) else
+                    " (same VM: the figure to read)"))
     return out
 
 
@@ -149,6 +156,10 @@ def comparison(results):
     entries = results.get("summary") or S.summarize(results.get("runs", []))
     tags = letters(entries)
     lines = []
+    vm = next((e for e in entries if emulated.in_vm(e)), None)
+    if vm is not None:
+        lines.append(emulated.meaning(dict(emulated.vm_of(vm) or {},
+                                           accel=emulated.accel(vm))))
     cells = []
     for e in entries:
         c = (e["workload"], e["frame_bytes"])
@@ -222,7 +233,7 @@ def run_row(r):
     name = r.get("path", "?") if not r.get("reference") else \
         "%s:%s" % (r["reference"], r.get("path", "?"))
     return [safe(name), safe(r.get("mode")), safe(r.get("gpu") or "none"),
-            safe(r.get("env")), fixed(r.get("frame_bytes"), 0),
+            emulated.env_text(r), fixed(r.get("frame_bytes"), 0),
             fixed(r.get("queue_count") or 1, 0), safe(r.get("workload")),
             fixed(r.get("trial"), 0), fixed(r.get("sent"), 0),
             fixed(r.get("received"), 0), fixed(r.get("lost"), 0),

@@ -11,8 +11,10 @@ import os
 import re
 import subprocess
 
-from . import engine, paths, references, sender, stats, verbs_host
-from .util import LIB, ROOT, say, tail, track
+import json
+
+from . import emulated, engine, paths, references, sender, stats, verbs_host
+from .util import LIB, ROOT, cmd, say, tail, track
 
 RATE_LATENCY_VM = 2000  # under TCG 10 kpps saturates the guest's sender
 # The most packets a run in the VM sends: Soft-RoCE under TCG moves a few
@@ -23,6 +25,12 @@ RATE_LATENCY_VM = 2000  # under TCG 10 kpps saturates the guest's sender
 VM_COUNTS = {"throughput": 5000, "latency": 2000, "visibility": 1000,
              "rtt": 1000}
 RUN_LINE = re.compile(r"^(verbs|ref) ")
+
+
+def vm_cpus():
+    """The VM's vCPUs as labs/rdma-vm gives them (RDMA_VM_CPUS, 2)."""
+    v = os.environ.get("RDMA_VM_CPUS", "2")
+    return int(v) if v.isdigit() else 2
 
 
 def where(want):
@@ -39,7 +47,11 @@ class Verbs:
         o = ctx.o
         self.where = getattr(o, "verbs_where", None) or "vm"
         rows = [(r, r.mode) for r in paths.rows_of("verbs")]
-        refs = references.verbs_refs if o.references else None
+        # In the VM perftest's rows come without --references: beside
+        # software RDMA (emulated under TCG) the ratio ours/perftest in
+        # the same VM is the figure to read (emulated.py).
+        refs = references.verbs_refs if o.references or \
+            self.where == "vm" else None
         self.specs = engine.plan(rows, o.sizes, o.workloads, o.gpus(),
                                  o.trials, refs)
 
@@ -87,12 +99,32 @@ class Verbs:
                 "1800", "--share", os.path.dirname(ctx.raw), "--share",
                 ctx.build, "--", "bash"] + a
 
+    def vm_info(self):
+        """How the VM ran (the guest's OUT/verbs-vm.json), or, before it
+        has, how it will (labs/rdma-vm accel); {} outside the VM."""
+        if self.where != "vm":
+            return {}
+        try:
+            with open(os.path.join(self.ctx.raw, "verbs-vm.json")) as f:
+                v = json.load(f)
+            if isinstance(v, dict):
+                return v
+        except (OSError, ValueError):
+            pass
+        r = cmd([os.path.join(ROOT, "labs", "rdma-vm"), "accel"],
+                fail=False)
+        a = r.stdout.strip()
+        return {"accel": a} if a in ("tcg", "kvm") else {}
+
     def run(self, done, total):
         """Run the verbs rows; one progress line per run as it ends."""
         ctx = self.ctx
         plan = os.path.join(ctx.raw, "verbs-plan.txt")
         self.write_plan(plan)
         log = os.path.join(ctx.raw, "verbs-%s.log" % self.where)
+        if self.where == "vm":
+            say("pathlab: " + emulated.meaning(dict(self.vm_info(),
+                                                       cpus=vm_cpus())))
         say("pathlab: verbs: %d runs %s; each line as it ends (log: %s)" % (
             len(self.specs), {"vm": "in the Soft-RoCE VM (one boot)",
                               "host": getattr(ctx.o, "verbs_note", "") or
@@ -126,11 +158,14 @@ class Verbs:
         """Keep the runs the harness wrote; count its failures once."""
         ctx = self.ctx
         failed = 0
+        vm = self.vm_info()
         for s in self.specs:
             base = os.path.join(ctx.raw, s.name)
             if os.path.exists(base + ".merge.json") or s.reference:
                 run = references.load_verbs_run(ctx, s, base)
                 if run is not None:
+                    if self.where == "vm":
+                        emulated.run_fields(run, vm)
                     # The machine over the whole boot: the VM's runs
                     # cannot be told apart from the host.
                     self.busy.finish(run)

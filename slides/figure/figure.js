@@ -325,7 +325,8 @@
 		var envs = {};
 		r.runs.forEach(function (x) {
 			if (x && x.env)
-				envs[M.envName(x.env)] = 1;
+				envs[M.envName(x.env) + (M.inVm(x) ? " (" +
+					M.vmHow(x) + ")" : "")] = 1;
 			if (x && x.gpu === "sim")
 				envs["emulated GPU"] = 1;
 		});
@@ -374,6 +375,24 @@
 
 	/* One row per mode and frame size of path p: the headline figures. */
 	function measuredTable(box, p, ip) {
+		var first = null;
+		Object.keys(ip.cpu).some(function (md) {
+			return Object.keys(ip.cpu[md]).some(function (sz) {
+				var w = ip.cpu[md][sz];
+				first = w.throughput || w.latency || w.visibility ||
+					null;
+				return !!first;
+			});
+		});
+		if (first && M.inVm(first))
+			html("p", { "class": M.comparable(first) ? "software" :
+				"emulated", "data-measured": "1" },
+				M.comparable(first) ? "Software RDMA: Soft-RoCE in a " +
+				"VM (" + M.vmHow(first) + "), beside the host rows." :
+				"Soft-RoCE VM (" + M.vmHow(first) + "): " + M.EMULATED +
+				". Read its figures against perftest in the same VM " +
+				"(the ratio in the table of compare), not against " +
+				"the other paths.", box);
 		var t = html("table", { "class": "measured-table" }, null, box);
 		html("caption", {}, "Measured: " + p.name, t);
 		var cols = ["mode", "frame", "received", "p99 latency",
@@ -398,10 +417,12 @@
 				var tr = html("tr", { "data-measured": "1", "class":
 					md === shown && sz === saveSize ? "current" :
 					"" }, null, body);
-				[md, sz + " B", METRICS.pps.get(m),
+				var pps = METRICS.pps.get(m), cyc = m.thr &&
+					m.thr.receive_cycles_per_packet;
+				[md, sz + " B", pps && pps.replace(M.caveat(m), ""),
 				 METRICS.p99.get(m),
-				 m.thr && m.thr.receive_cycles_per_packet ?
-				 num(m.thr.receive_cycles_per_packet.total, 0) : null,
+				 cyc ? num(cyc.total, 0) + (M.comparable(m.thr) ? "" :
+					 " (emulated)") : null,
 				 m.thr ? num(m.thr.syscalls_per_packet, 3) : null,
 				 m.thr ? num(m.thr.copies_per_packet, 2) : null,
 				 METRICS.tcpdump.get(m),

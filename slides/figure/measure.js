@@ -25,7 +25,7 @@
 				s += " (" + pct(t.lost / t.sent) + " lost)";
 			return s + spread(m, "thr", "kpps", function (v) {
 				return rate(v * 1000);
-			});
+			}) + caveat(m);
 		}, short: function (m) {
 			var f = fig(m, "thr", "kpps");
 			return rate(f ? f.median * 1000 : m.thr.pps);
@@ -55,14 +55,17 @@
 				spread(m, "thr", "receive_cycles", function (v) {
 					return num(v, 0);
 				});
+			if (!comparable(t))
+				return s + caveat(m);
 			if (t.budget)
 				s += "; budget " + num(t.budget.cycles_10g, 0) +
 					" at 10 GbE, " + num(t.budget.cycles_100g, 0) +
 					" at 100 GbE";
-			return s;
+			return s + caveat(m);
 		}, short: function (m) {
 			var r = m.thr.receive_cycles_per_packet;
-			return r ? kilo(r.total) + " cyc/pkt" : "cost: not measured";
+			return r ? kilo(r.total) + " cyc/pkt" + (comparable(m.thr) ?
+				"" : " (emulated)") : "cost: not measured";
 		} },
 		cycles_sys: { label: "all-CPU cycles", get: function (m) {
 			var t = m.thr, f = fig(m, "thr", "system_cycles");
@@ -72,7 +75,7 @@
 				" per packet (whole machine, generator included)" +
 				spread(m, "thr", "system_cycles", function (v) {
 					return num(v, 0);
-				});
+				}) + caveat(m);
 		}, short: function (m) {
 			return "all " + kilo(m.thr.cycles_per_packet.system) + " cyc";
 		} },
@@ -233,6 +236,46 @@
 		return d || (run.gpu === "sim" ? "emulated GPU" : "GPU");
 	}
 
+	/*
+	 * Runs on an emulated CPU (the Soft-RoCE VM under TCG) cannot stand
+	 * beside the host's: labs/plab/emulated.py says the same. Results
+	 * made before runs said how the VM ran: env vm-softroce, no vm.
+	 */
+	var EMULATED = "emulated CPU: not comparable with the host rows";
+
+	function inVm(run) {
+		return !!(run && (run.vm && typeof run.vm === "object" ||
+			/^vm-softroce/.test(run.env || "")));
+	}
+
+	function comparable(run) {
+		if (!run)
+			return true;
+		if (typeof run.comparable_with_host === "boolean")
+			return run.comparable_with_host;
+		return !inVm(run);
+	}
+
+	/* How the VM of run ran: "tcg, 2 vCPUs"; "" outside it. */
+	function vmHow(run) {
+		if (!inVm(run))
+			return "";
+		var v = run.vm && typeof run.vm === "object" ? run.vm : {};
+		var a = v.accel === "tcg" || v.accel === "kvm" ? v.accel :
+			"accel not recorded";
+		return a + (v.cpus ? ", " + num(v.cpus, 0) + " vCPUs" : "");
+	}
+
+	/* What a figure of the runs m needs said beside it, or "". */
+	function caveat(m) {
+		var t = m && (m.thr || m.lat || m.vis);
+		if (!t || !inVm(t))
+			return "";
+		return comparable(t) ? " (software RDMA: Soft-RoCE VM, " +
+			vmHow(t) + ")" : " — " + EMULATED + " (Soft-RoCE VM, " +
+			vmHow(t) + ")";
+	}
+
 	function envName(env) {
 		var names = { veth: "veth pair, no NIC",
 			"veth-vm": "veth in a VM",
@@ -315,6 +358,8 @@
 
 	window.PathlabMeasure = {
 		METRICS: METRICS, num: num, rate: rate, us: us, kilo: kilo,
-		envName: envName, indexResults: indexResults, runsFor: runsFor
+		envName: envName, indexResults: indexResults, runsFor: runsFor,
+		EMULATED: EMULATED, inVm: inVm, comparable: comparable,
+		vmHow: vmHow, caveat: caveat
 	};
 })();

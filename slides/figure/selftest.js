@@ -227,6 +227,44 @@
 			"a reference tool's run is not the path's");
 	}
 
+	/*
+	 * Verbs rows from the Soft-RoCE VM under TCG: said to be emulated,
+	 * beside the figures and above the table; under KVM: software RDMA.
+	 */
+	function emulatedRows(api) {
+		var r = JSON.parse(JSON.stringify(SAMPLE)), k = null;
+		function verbs(vm, comparable) {
+			return { path: "verbs", mode: "rc", gpu: "none",
+				env: "vm-softroce", workload: "throughput",
+				frame_bytes: 64, pps: 10800, sent: 5000, received: 5000,
+				lost: 0, vm: vm, comparable_with_host: comparable,
+				receive_cycles_per_packet: { total: 30000,
+					kernel: 9000, app: 21000 },
+				cycles_per_packet: { system: 300000 } };
+		}
+		r.runs.push(verbs({ accel: "tcg", cpus: 2 }, false));
+		check(api.loadText(JSON.stringify(r), "tcg.json") === true,
+			"results with a TCG VM's verbs rows load");
+		key("5");
+		k = $("#measured p.emulated");
+		check(k !== null && /emulated CPU: not comparable with the host rows/
+			.test(k.textContent) && /tcg, 2 vCPUs/.test(k.textContent),
+			"verbs from a TCG VM: marked emulated, with how the VM ran");
+		check(/30,000 \(emulated\)/.test($(".measured-table").textContent),
+			"verbs from a TCG VM: the cycles say emulated");
+		key("1");
+		check($("#measured p.emulated") === null,
+			"the host's paths carry no such mark");
+		r.runs.pop();
+		r.runs.push(verbs({ accel: "kvm", cpus: 2 }, true));
+		api.loadText(JSON.stringify(r), "kvm.json");
+		key("5");
+		check($("#measured p.emulated") === null &&
+			/Software RDMA/.test($("#measured p.software").textContent),
+			"verbs from a KVM VM: software RDMA, beside the others");
+		key("1");
+	}
+
 	function verdict() {
 		var out = $("#selftest"), pass = failures.length === 0;
 		out.hidden = false;
@@ -254,6 +292,7 @@
 			key("g");
 			start = loadResults(api).then(function () {
 				trials(api);
+				emulatedRows(api);
 			});
 		} catch (e) {
 			check(false, "exception: " + e.message);

@@ -48,10 +48,24 @@ def env_name: {
 def gpu_name: {sim: "the emulated GPU (device memory in host RAM)",
 	cuda: "a CUDA GPU"}[.] // md;
 
+# Runs on an emulated CPU (the Soft-RoCE VM under TCG) cannot stand
+# beside the host's (labs/plab/emulated.py says the same): results made
+# before a run said how its VM ran have env vm-softroce and no vm.
+def in_vm: (.vm | type) == "object" or ((.env // "") | startswith("vm-softroce"));
+def comparable: if (.comparable_with_host | type) == "boolean"
+	then .comparable_with_host else (in_vm | not) end;
+def vm_how: (if .vm.accel == "tcg" or .vm.accel == "kvm" then .vm.accel
+	else "accel not recorded" end)
+	+ (if .vm.cpus then ", \(.vm.cpus | md) vCPUs" else "" end);
+
 # A row's own note when it ran somewhere else than the rest (the label
-# names every environment of the set).
-def env_tag: {"vm-softroce": "Soft-RoCE in a VM", nic: "a real NIC"}[.env // ""]
-	// null | if . then " (" + . + ")" else "" end;
+# names every environment of the set); a VM's row says how it ran and,
+# on an emulated CPU, that it is not comparable.
+def env_tag: if in_vm then (if comparable
+		then " (Soft-RoCE VM, \(vm_how): software RDMA)"
+		else " (*emulated CPU*)" end)
+	else {nic: "a real NIC"}[.env // ""]
+	// null | if . then " (" + . + ")" else "" end end;
 
 # The receive cost on the receiving core: "total (kernel + app)".
 def rx_cost: if . == null or .total == null then "–"
@@ -87,7 +101,9 @@ def where_label($path):
 	+ " · `pathlab compare`"
 	+ (if $n != null and $n <= 20000 then " --quick" else "" end)
 	+ (if $n != null then ", \($n | grouped) packets per throughput run" else "" end)
-	+ ". Not NIC figures.";
+	+ ". Not NIC figures."
+	+ (if $path != "verbs" and any($runs[]; comparable | not)
+		then " *Emulated CPU*: Soft-RoCE in a VM under TCG, not comparable with the host rows." else "" end);
 
 # One path's rows at one frame size: one line per mode (and GPU).
 def path_table($path; $size):
@@ -118,7 +134,8 @@ def path_table($path; $size):
 
 # The budget per frame size at the measuring machine's TSC, next to the
 # cheapest and the kernel stack's measured receive cost (on the receiving
-# core; the all-CPU figure where a result set predates it).
+# core; the all-CPU figure where a result set predates it). Rows on an
+# emulated CPU are never the cheapest: their cycles are not the host's.
 def cost: .receive_cycles_per_packet.total // .cycles_per_packet.system;
 def budget_table:
 	[.runs[] | select(.budget != null)] as $runs
@@ -127,7 +144,7 @@ def budget_table:
 	($runs | group_by(.frame_bytes)[]
 	| .[0] as $f
 	| (map(select(.workload == "throughput" and (.received // 0) > 0
-		and cost != null))) as $t
+		and cost != null and comparable))) as $t
 	| ($t | min_by(cost)) as $best
 	| ($t | map(select(.path == "socket")) | first) as $sock
 	| "| \($f.frame_bytes) B | \($f.budget.frames_per_second_10g / 1e6 | fmt(2)) Mpps"

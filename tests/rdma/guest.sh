@@ -413,6 +413,11 @@ fails_fast "hw stamps with --cq event: a usage error" 5 "no --trace, --gpu, --re
 check "runs without --hw-stamps: no split, rx_stamp_source none" \
 	'.rx_stamp_source == "none" and (has("latency_to_stack_ns") | not)' "$OUT/ud.rx.json" '{rx_stamp_source}'
 
+# 9b. The receive cost's kernel share (rxe's work in pl-rx's NAPI thread)
+# and its calibration with --extra-work-cycles.
+. "$REPO/tests/rdma/kernel_share.sh"
+kernel_share
+
 # 10. pathlab compare's direct mode, here on this machine's own devices
 # (in the VM: its two rxe devices): --verbs-on auto must choose them, and
 # one 64 B size of every mode and workload must come back labelled direct.
