@@ -161,7 +161,10 @@ run_pair ud_starved "$RX --count 0 --mode ud --depth 16 --batch 4 --cq event" \
 f=$OUT/ud_starved.json
 # One device for both ends (rxe loopback) also counts the connection's
 # packets to the sender: near, not exact.
-exact='.unattributed == 0'
+# The sender's later end markers (20 ms apart) that reach rxe before the
+# receiver reads its counters count in rcvd_pkts with nothing posted for
+# them: on a slow guest up to two of those, never a datagram.
+exact='.unattributed <= 0 and .unattributed >= -2'
 [ "$PL_VM_TOPO" != loopback ] || exact='(.unattributed | fabs) <= 3'
 check "ud starved: every loss attributed (the empty receive queue, or in the CQ after the last poll)" \
 	"$exact and .received + .lost == .sent" "$f" \
