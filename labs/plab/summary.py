@@ -151,6 +151,13 @@ def _mark_references(entries, workload, also):
     {row label: [(path, mode)]})."""
     ours = {(e["path"], e["mode"], e["gpu"], e.get("placement", "")): e
             for e in entries if not e.get("reference")}
+    # A reference tool reports no placement of its own: it stands beside
+    # our row of its path and mode when that row has only one.
+    only = {}
+    for k, e in ours.items():
+        only.setdefault(k[:3], []).append(e)
+    for k, es in only.items():
+        ours.setdefault(k + ("",), es[0] if len(es) == 1 else None)
     for e in entries:
         if not e.get("reference"):
             continue
