@@ -67,7 +67,7 @@ def row_sort(key):
     rank = PATH_ORDER.index(path) if path in PATH_ORDER else len(PATH_ORDER)
     modes = [r.mode for r in paths.rows_of(path)]
     m = modes.index(mode) if mode in modes else len(modes)
-    return (rank, m, mode, key[4], key[3] != "", key[3], key[2] != "none",
+    return (rank, m, mode, key[3] != "", key[4], key[3], key[2] != "none",
             key[2])
 
 

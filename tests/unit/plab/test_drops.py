@@ -108,6 +108,10 @@ class Beside(unittest.TestCase):
         text = "\n".join(table.comparison(r))
         self.assertIn("xdp drop [NAPI on rx core] / tc-drop at 64 B: kpps"
                       " 3.02 (ranges separate)", text)
+        # Our row first, its reference after it.
+        self.assertEqual([e["row"] for e in r["summary"]],
+                         ["xdp drop [NAPI on rx core]",
+                          "tc-drop (vs xdp drop)"])
 
     def test_no_guess_between_two_placements(self):
         runs = []
