@@ -6,13 +6,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#define TICK_MS 10
+#define TICK_MS	   10
+#define LINK_TICKS 10 /* the link is looked up every 100 ms */
 
 static struct pl_run *signal_run;
 
@@ -115,6 +117,15 @@ static void progress_line(struct pl_run *r, uint64_t now, uint64_t *last_pkts,
 	*last_ns = now;
 }
 
+/*
+ * True if the run's link is gone: no interface of its name in our
+ * namespace, or another one (a new ifindex) in its place.
+ */
+static bool link_gone(const struct pl_run *r)
+{
+	return r->link_index && if_nametoindex(r->link) != r->link_index;
+}
+
 /* The progress thread: timeouts every tick, a progress line every second. */
 static void *progress_main(void *arg)
 {
@@ -122,9 +133,14 @@ static void *progress_main(void *arg)
 	struct timespec tick = { .tv_nsec = TICK_MS * 1000000L };
 	uint64_t now, last_pkts = 0, last_ns = r->start_ns;
 	uint64_t seen = 0, seen_ns = r->start_ns, pkts, bad, missing;
+	unsigned ticks = 0;
 
 	while (!r->stop) {
 		nanosleep(&tick, NULL);
+		if (++ticks % LINK_TICKS == 0 && link_gone(r)) {
+			r->link_lost = 1;
+			pl_run_request_stop(r);
+		}
 		now = pl_now_ns();
 		peek_totals(r, &pkts, &bad, &missing);
 		if (r->queue_count && pkts >= r->queue_count)
@@ -190,6 +206,7 @@ int pl_run_start(struct pl_run *r)
 
 	/* r->stop stays: a signal during setup ends the run at once. */
 	r->main_thread = pthread_self();
+	r->link_index = r->link ? if_nametoindex(r->link) : 0;
 	r->start_ns = pl_now_ns();
 	err = pthread_create(&r->thread, NULL, progress_main, r);
 	if (err)

@@ -44,9 +44,17 @@ struct pl_run {
 	bool queue_alive[PL_MAX_QUEUES];
 	unsigned queue_threads;
 	pthread_mutex_t queue_lock; /* zeroed: a default mutex (glibc) */
+	/*
+	 * The link the run receives on, or NULL: watched by the progress
+	 * thread. If it disappears (deleted, or its namespace torn down,
+	 * which deletes the veth pair), the run stops with link_lost set.
+	 */
+	const char *link;
 
 	/* owned by run.c */
 	volatile sig_atomic_t stop;
+	volatile sig_atomic_t link_lost; /* link's ifindex gone or changed */
+	unsigned link_index;		 /* link's ifindex at the start */
 	pthread_t main_thread, thread;
 	bool thread_started;
 	uint64_t start_ns;

@@ -257,6 +257,7 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 		return err;
 	sleeps = thread_sleeps();
 	queues_prepare(o, run, w);
+	run->link = w->ifname;
 	err = pl_run_start(run);
 	if (err)
 		return err;
@@ -273,7 +274,8 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	if (w->after_loop)
 		w->after_loop(w->arg);
 	pl_run_finish(run);
-	return err;
+	/* A run whose link went away measured nothing: no report. */
+	return run->link_lost ? -ENODEV : err;
 }
 
 void pl_rx_merge_queues(const struct pl_rx_opts *o,
@@ -298,6 +300,13 @@ const char *pl_rx_env(const struct pl_rx_opts *o, const char *none, char *buf,
 int pl_rx_end(const struct pl_run *run, struct pl_rx_stats *stats, int err)
 {
 	pl_stats_free(stats);
+	if (run->link_lost) {
+		fprintf(stderr,
+			"%s: %s disappeared during the run (deleted, or its "
+			"namespace torn down): no report, the run is void\n",
+			run->prog, run->link);
+		return PL_EXIT_FAIL;
+	}
 	/* An output file that failed said so, naming itself. */
 	if (err && !pl_out_failed())
 		fprintf(stderr, "%s: %s\n", run->prog, strerror(-err));

@@ -188,7 +188,8 @@ struct pl_rx_window {
  * Create the ready file, snapshot the counters, run the loop under the run
  * control; the moment it ends, snapshot them again and call w->after_loop,
  * both before the run control stops: the next end marker is 20 ms behind.
- * 0 or -errno.
+ * The run control watches w->ifname: a run whose link disappears stops
+ * and fails with -ENODEV (run->link_lost; pl_rx_end() says so). 0/-errno.
  */
 int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 		  struct pl_rx_window *w);
@@ -265,7 +266,10 @@ static inline enum pl_reason pl_rx_payload(struct pl_rx_stats *s,
 	return pl_rx_account(s, pl_parse_payload(buf, len, p), p, now);
 }
 
-/* The end of main(): free the stats, say why the run failed; exit code. */
+/*
+ * The end of main(): free the stats, say why the run failed (its link
+ * disappeared, or err); the exit code.
+ */
 int pl_rx_end(const struct pl_run *run, struct pl_rx_stats *stats, int err);
 
 #endif

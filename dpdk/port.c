@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The port: one mempool of mbufs, one RX queue per lcore (RSS over them
- * when there are more than one, where the PMD offers it), promiscuous on,
- * as in DPDK's examples/skeleton/basicfwd.c. Every ethdev call returns 0
- * or -errno; the cleanup ladder undoes them in reverse order.
+ * when there are more than one, where the PMD offers it), promiscuous on
+ * a NIC of its own, as in DPDK's examples/skeleton/basicfwd.c. Every
+ * ethdev call returns 0 or -errno; the cleanup ladder undoes them in
+ * reverse order.
  */
 #include "rx_dpdk.h"
 
@@ -38,8 +39,19 @@ static void port_rss(struct dpdk_port *p, const struct rte_eth_dev_info *info,
 	conf->rx_adv_conf.rss_conf.rss_hf = p->rss_hf;
 }
 
+/*
+ * True when the port is a vdev over a kernel interface (the lab's veth):
+ * its packet socket or XDP program sees every frame the link gets, so it
+ * needs no promiscuous mode, whose flag would outlive the receiver.
+ */
+static bool port_on_kernel_link(const struct dpdk_port *p)
+{
+	return !strcmp(p->driver, "net_af_packet") ||
+	       !strcmp(p->driver, "net_af_xdp");
+}
+
 /* 8< dpdk-port-setup */
-/* Mempool, nq RX and TX queues, promiscuous, started; 0 or -errno. */
+/* Mempool, nq RX and TX queues, started, promiscuous on a NIC; 0/-errno. */
 int port_setup(struct dpdk_port *p, const struct cfg *c)
 {
 	struct rte_eth_conf conf = {
@@ -86,9 +98,15 @@ int port_setup(struct dpdk_port *p, const struct cfg *c)
 	}
 	if (err)
 		goto out_close;
-	err = rte_eth_dev_start(p->id);
+	/* af_packet's start would flush the link's neighbours: keep_link.c */
+	if (!strcmp(p->driver, "net_af_packet"))
+		err = port_start_keep_link(p->id);
+	else
+		err = rte_eth_dev_start(p->id);
 	if (err)
 		goto out_close;
+	if (port_on_kernel_link(p))
+		return 0;
 	err = rte_eth_promiscuous_enable(p->id);
 	if (err && err != -ENOTSUP)
 		goto out_stop;

@@ -130,9 +130,17 @@ struct dpdk_port {
 
 /*
  * Mempool (unless ext_pool), p->nq RX and TX queues (RSS over them when
- * more than one), promiscuous, started; p->id set by the caller. 0/-errno.
+ * more than one), started, promiscuous on a NIC (not on a vdev over a
+ * kernel interface); p->id set by the caller. 0/-errno.
  */
 int port_setup(struct dpdk_port *p, const struct cfg *c);
+
+/*
+ * rte_eth_dev_start() for net_af_packet, without the MAC address replay
+ * that flushes the kernel link's neighbour entries (keep_link.c): from
+ * then on this thread cannot set a link's hardware address. 0/-errno.
+ */
+int port_start_keep_link(uint16_t port);
 
 /*
  * The ports of a run on n queues (port.c): one port with n queues (a NIC,

@@ -51,7 +51,8 @@ PL_BPFFS=/sys/fs/bpf
 PL_NETNS_DIR=/run/netns
 # Lab-wide state: which prefixes are up, and what the first of them set up
 # on the host (bpffs mount, /run/netns) so that the last one can undo it;
-# ns/NAME marks a namespace the lab created (topo__ns_mark).
+# ns/NAME marks a namespace the lab created (topo__ns_mark); lock is the
+# lab-wide lock (topo__lock_file). Root's alone: mode 0700.
 PL_STATE=/run/pathlab
 
 # Print the lab prefix, or fail if PATHLAB_PREFIX is not a usable name.
@@ -135,11 +136,37 @@ ns_spawn() {
 	printf -v "$pid_var" '%s' "$!"
 }
 
-# Take the lab-wide lock (flock on /run: nothing to create, nothing left).
+# Print the lab-wide lock file, $PL_STATE/lock, making it if need be. Any
+# user can open /run and flock it, so a lock on /run (as once) let any local
+# user stall every lab command. This file is ours, mode 0600, in a directory
+# of ours, mode 0700, that nobody else can write: checked to be a real
+# directory, not a link, so no other user can open the file, hold its lock
+# or plant a link in its place. The file stays once made (a lock file
+# removed while another process waits on it locks nothing); /run is a tmpfs.
+topo__lock_file() {
+	local d=$PL_STATE f=$PL_STATE/lock
+	[ -e "$d" ] || [ -L "$d" ] || mkdir -m 0700 "$d" 2>/dev/null
+	if [ -L "$d" ] || [ ! -d "$d" ] || [ ! -O "$d" ] ||
+		[ -n "$(find "$d" -maxdepth 0 -perm /022)" ]; then
+		echo "pathlab: refusing $d for the lab lock: not a directory" \
+			"of ours that only we can write" >&2
+		return 1
+	fi
+	chmod 0700 "$d" || return 1
+	if [ -L "$f" ] || { [ -e "$f" ] && { [ ! -f "$f" ] || [ ! -O "$f" ]; }; }; then
+		echo "pathlab: refusing $f: not a plain file of ours" >&2
+		return 1
+	fi
+	(umask 077 && : >>"$f") && chmod 0600 "$f" && printf '%s\n' "$f"
+}
+
+# Take the lab-wide lock (topo__lock_file).
 topo__lock() {
-	exec {topo__lock_fd}</run || return 1
+	local f
+	f=$(topo__lock_file) || return 1
+	exec {topo__lock_fd}<"$f" || return 1
 	if ! flock -w 60 "$topo__lock_fd"; then
-		echo "pathlab: timed out waiting for the lab lock" >&2
+		echo "pathlab: timed out waiting for the lab lock ($f)" >&2
 		exec {topo__lock_fd}<&-
 		return 1
 	fi
@@ -205,41 +232,52 @@ topo__share_release() {
 		[ -e "$f" ] && ! ns_exists "${f##*/}" && rm -f "$f"
 	done
 	rmdir "$PL_STATE/users" "$PL_STATE/ns" 2>/dev/null
-	rmdir "$PL_STATE" 2>/dev/null
-	return 0
+	return 0 # $PL_STATE stays: it holds the lock (topo__lock_file)
 }
 
-# True if one side (NS IF ADDR PEER_ADDR PEER_MAC QUEUES) is fully set up;
-# an empty QUEUES accepts any queue count.
-topo__side_ok() {
-	local ns=$1 ifn=$2 addr=$3 peer=$4 pmac=$5 q=$6
-	ip -n "$ns" -d -j link show dev "$ifn" 2>/dev/null |
-		jq -e --arg q "$q" '.[0] | .operstate == "UP"
-			and .linkinfo.info_kind == "veth"
-			and ($q == "" or (.num_rx_queues == ($q | tonumber)
-				and .num_tx_queues == ($q | tonumber)))' \
-			>/dev/null 2>&1 || return 1
+# Print what is missing on one side (NS IF ADDR PEER_ADDR PEER_MAC QUEUES)
+# and fail; nothing if it is fully set up. An empty QUEUES accepts any
+# queue count.
+topo__side_problem() {
+	local ns=$1 ifn=$2 addr=$3 peer=$4 pmac=$5 q=$6 what
+	what=$(ip -n "$ns" -d -j link show dev "$ifn" 2>/dev/null |
+		jq -er --arg q "$q" '.[0] |
+			if .linkinfo.info_kind != "veth" then "is no veth"
+			elif .operstate != "UP" then "is \(.operstate)"
+			elif $q != "" and (.num_rx_queues != ($q | tonumber)
+				or .num_tx_queues != ($q | tonumber))
+			then "has \(.num_rx_queues)/\(.num_tx_queues) queues, not \($q)"
+			else "" end' 2>/dev/null) || what="is missing"
+	[ -z "$what" ] || { echo "$ns: $ifn $what"; return 1; }
 	ip -n "$ns" -j addr show dev "$ifn" 2>/dev/null |
 		jq -e --arg a "$addr" --argjson l "$PL_PLEN" \
 			'any(.[0].addr_info[]; .family == "inet"
 				and .local == $a and .prefixlen == $l)' \
-			>/dev/null 2>&1 || return 1
+			>/dev/null 2>&1 ||
+		{ echo "$ns: $ifn has no address $addr/$PL_PLEN"; return 1; }
 	ip -n "$ns" -j neigh show dev "$ifn" 2>/dev/null |
 		jq -e --arg p "$peer" --arg m "$pmac" \
 			'any(.[]; .dst == $p and .lladdr == $m
 				and any(.state[]?; . == "PERMANENT"))' \
-			>/dev/null 2>&1 || return 1
+			>/dev/null 2>&1 || {
+		echo "$ns: $ifn has no permanent neighbour entry $peer $pmac"
+		return 1
+	}
 	ip -n "$ns" -j link show dev lo 2>/dev/null |
-		jq -e 'any(.[0].flags[]; . == "UP")' >/dev/null 2>&1
+		jq -e 'any(.[0].flags[]; . == "UP")' >/dev/null 2>&1 ||
+		{ echo "$ns: lo is down"; return 1; }
 }
 
-# True if the topology of namespaces TX and RX with Q queues is healthy.
-topo__healthy() {
-	local tx=$1 rx=$2 q=$3
-	ns_exists "$tx" && ns_exists "$rx" || return 1
-	topo__side_ok "$tx" "$PL_TX_IF" "$PL_TX_ADDR" "$PL_RX_ADDR" \
+# Print what is missing in the topology of namespaces TX and RX with Q
+# queues and fail; nothing if it is healthy.
+topo__problem() {
+	local tx=$1 rx=$2 q=$3 ns
+	for ns in "$tx" "$rx"; do
+		ns_exists "$ns" || { echo "namespace $ns is missing"; return 1; }
+	done
+	topo__side_problem "$tx" "$PL_TX_IF" "$PL_TX_ADDR" "$PL_RX_ADDR" \
 		"$PL_RX_MAC" "$q" || return 1
-	topo__side_ok "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
+	topo__side_problem "$rx" "$PL_RX_IF" "$PL_RX_ADDR" "$PL_TX_ADDR" \
 		"$PL_TX_MAC" "$q" || return 1
 	# One RX queue: its NAPI must be threaded (topo__napi). Q may be
 	# empty (any count), so ask the link itself.
@@ -247,7 +285,29 @@ topo__healthy() {
 	ip netns exec "$rx" bash -c 'd=/sys/class/net/$1
 		set -- "$d"/queues/rx-*
 		[ $# -gt 1 ] || [ "$(cat "$d/threaded")" = 1 ]' \
-		healthy "$PL_RX_IF" 2>/dev/null
+		healthy "$PL_RX_IF" 2>/dev/null || {
+		echo "$rx: $PL_RX_IF runs its NAPI in no thread"
+		return 1
+	}
+}
+
+# True if the topology of namespaces TX and RX with Q queues is healthy.
+topo__healthy() {
+	topo__problem "$@" >/dev/null
+}
+
+# Print the processes in namespaces NS..., "NS: PID ARGS" a line; fail if
+# there are none.
+topo__procs() {
+	local ns pids found=1
+	for ns in "$@"; do
+		ns_exists "$ns" || continue
+		pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ',')
+		[ -n "${pids%,}" ] || continue
+		ps -o pid=,args= -p "${pids%,}" | sed "s/^ */$ns: /"
+		found=0
+	done
+	return $found
 }
 
 # Configure one side: NS IF ADDR PEER_ADDR PEER_MAC.
@@ -499,9 +559,27 @@ topo__down_locked() {
 	return $rc
 }
 
+# Refuse (1) to rebuild the partial lab PREFIX (namespaces TX, RX; what is
+# missing: PROBLEM) while processes run in it: a rebuild ends them, and a
+# receiver in a lab torn down under it reports nothing. Say what is
+# missing and what runs; the lab cannot tell which of them (or what else)
+# removed it. 0 if nothing runs there.
+topo__refuse_in_use() {
+	local prefix=$1 tx=$2 rx=$3 problem=$4 procs
+	procs=$(topo__procs "$tx" "$rx") || return 0
+	{
+		echo "pathlab: lab $prefix is partly built: $problem"
+		echo "pathlab: not rebuilding it: a rebuild would end what runs in it:"
+		printf '%s\n' "$procs" | sed 's/^/  /'
+		echo "pathlab: end those (or 'pathlab down', which ends them) and try again"
+	} >&2
+	return 1
+}
+
 # Bring the lab up: a no-op if healthy, else (re)build; clean up on failure.
+# A partial lab with processes in it is left as it is (topo__refuse_in_use).
 topo_up() {
-	local prefix tx rx q want rc=0
+	local prefix tx rx q want problem rc=0
 	prefix=$(topo_prefix) || return 1
 	q=$(topo_queues) || return 1
 	want=$(topo__want_queues) || return 1
@@ -513,9 +591,13 @@ topo_up() {
 		return 1
 	fi
 	topo__share_acquire "$prefix" || rc=1
-	if [ $rc -eq 0 ] && ! topo__healthy "$tx" "$rx" "$want"; then
+	if [ $rc -eq 0 ] && ! problem=$(topo__problem "$tx" "$rx" "$want"); then
 		if ns_exists "$tx" || ns_exists "$rx"; then
-			echo "pathlab: $prefix is partly built; rebuilding" >&2
+			if ! topo__refuse_in_use "$prefix" "$tx" "$rx" "$problem"; then
+				topo__unlock
+				return 1
+			fi
+			echo "pathlab: $prefix is partly built ($problem); rebuilding" >&2
 			topo__down_locked "$prefix" "$tx" "$rx"
 			topo__share_acquire "$prefix" || rc=1
 		fi
@@ -562,7 +644,7 @@ topo__status_side() {
 
 # Print what exists of the lab; return 0 if up, 1 if down, 2 if partial.
 topo_status() {
-	local prefix tx rx q ns n=0 pids
+	local prefix tx rx q ns n=0 procs problem
 	prefix=$(topo_prefix) || return 1
 	q=$(topo__want_queues) || return 1
 	tx=$prefix-tx
@@ -584,13 +666,11 @@ topo_status() {
 	ns_exists "$rx" && topo__status_side "$rx" "$PL_RX_IF"
 	for ns in "$tx" "$rx"; do
 		ns_exists "$ns" || continue
-		pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ',')
-		pids=${pids%,}
-		if [ -z "$pids" ]; then
-			echo "  processes in $ns: none"
-		else
+		if procs=$(topo__procs "$ns"); then
 			echo "  processes in $ns:"
-			ps -o pid=,args= -p "$pids" | sed 's/^/    /'
+			printf '%s\n' "$procs" | sed "s/^$ns: /    /"
+		else
+			echo "  processes in $ns: none"
 		fi
 	done
 	if mountpoint -q "$PL_BPFFS" 2>/dev/null; then
@@ -598,10 +678,10 @@ topo_status() {
 	else
 		echo "  bpffs: not mounted"
 	fi
-	if topo__healthy "$tx" "$rx" "$q"; then
+	if problem=$(topo__problem "$tx" "$rx" "$q"); then
 		echo "  state: up"
 		return 0
 	fi
-	echo "  state: partial"
+	echo "  state: partial ($problem)"
 	return 2
 }

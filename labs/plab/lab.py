@@ -60,8 +60,11 @@ class Lab:
         self.built = False
 
     def up(self):
-        """Bring the lab up; remember if this run built it."""
-        if lib_call("topo.sh", "topo_status", fail=False).ret != 0:
+        """Bring the lab up; remember if this run built it: only a lab
+        that was down (status 1) is ours to tear down. A partial one is
+        someone else's: topo_up repairs it, or leaves it alone while
+        processes run in it."""
+        if lib_call("topo.sh", "topo_status", fail=False).ret == 1:
             self.built = True
             JOURNAL.note("topo " + prefix())
         r = lib_call("topo.sh", "topo_up", fail=False)

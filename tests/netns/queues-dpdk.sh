@@ -93,7 +93,7 @@ for kind in af_xdp af_packet; do
 		check "af_xdp two queues: one vdev (port) per kernel queue, steered by the kernel" \
 			'.dpdk.ports == 2 and .dpdk.steering == "kernel_rx_queue" and
 			 [.dpdk.queues[] | [.port, .port_queue]] == [[0, 0], [1, 0]] and
-			 ([.dpdk.eal_args[] | select(test("^--vdev=net_af_xdp[01],.*start_queue=[01],queue_count=1$"))]
+			 ([.dpdk.eal_args[] | select(test("^--vdev=net_af_xdp[01],.*start_queue=[01],queue_count=1,busy_budget=0$"))]
 			  | length) == 2' "$f" '.dpdk | {ports, steering, eal_args}'
 		if [ "$NCPU" -ge 2 ]; then
 			# Thread t on CPU t sends on TX queue t (XPS), which veth
