@@ -41,24 +41,29 @@ def cpu_busy():
 
 class Window:
     """The CPU a receiver PID, the lab's NAPI threads and all CPUs spend
-    from now to end()."""
+    from now to end(). PID None: no receiving process (a drop in the
+    kernel), whose CPU is 0."""
 
     def __init__(self, pid):
         self.pid = pid
         self.napi = lab.napi_pids()
         self.t0 = time.monotonic()
         self.busy0, self.steal0 = cpu_busy()
-        self.rx0 = proc_cpu_s(pid)
+        self.rx0 = proc_cpu_s(pid) if pid is not None else 0.0
         self.napi0 = sum(proc_cpu_s(p) for p in self.napi)
 
     def end(self, drain=0.0):
         """Wait DRAIN s (the rings empty), then read: the measures."""
         time.sleep(drain)
         busy, steal = cpu_busy()
-        rx = proc_cpu_s(self.pid)
+        if self.pid is None:
+            rx_s = 0.0
+        else:
+            rx = proc_cpu_s(self.pid)
+            rx_s = rx - self.rx0 if rx > 0 else None
         return {"wall_s": time.monotonic() - self.t0,
                 "busy_s": busy - self.busy0, "steal_s": steal - self.steal0,
-                "rx_s": rx - self.rx0 if rx > 0 else None,
+                "rx_s": rx_s,
                 "napi_s": sum(proc_cpu_s(p) for p in self.napi) - self.napi0,
                 "source": "the receiving process (schedstat) and the lab's"
                           " NAPI threads, from the traffic's start to the"

@@ -191,6 +191,10 @@ def check(o):
         if not o.lab():
             raise Usage("--napi places the lab's veth work; on a NIC, set"
                         " its IRQ affinity and busy polling yourself")
+        if o.queues != 1:
+            raise Usage("--napi places the NAPI thread of the one-queue lab;"
+                        " with --queues %d veth's NAPI runs in softirq"
+                        % o.queues)
         o.variants = [Variant("napi-" + p, placement=p)
                       for p in placement.parse(napi)]
     for p in o.paths:

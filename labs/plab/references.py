@@ -3,7 +3,9 @@ same interleaved trials, on the same cores: sockperf (the socket path;
 its server counts only its own client's messages, so sockperf tp feeds
 it, and sockperf pp times round trips), dpdk-testpmd rxonly on net_af_xdp
 and net_af_packet, fed by pathlab-gen (the DPDK rows; the net_af_xdp one
-is compared with AF_XDP too), and in the VM perftest's ib_send_bw and
+is compared with AF_XDP too), the kernel's later drop points beside XDP
+drop (generic XDP, a tc BPF drop, netfilter's raw drop: drops.py), and in
+the VM perftest's ib_send_bw and
 ib_send_lat (the verbs rows; see vm.py and rdma-vm-compare.sh).
 
 A reference run carries reference (the tool's row), tool (its command)
@@ -19,7 +21,7 @@ import re
 import shutil
 import signal
 
-from . import harness, lab, placement
+from . import drops, harness, lab, placement
 from .run import RunFail, RunSkip, where
 from .util import bkg, cmd, tail, wait_until
 
@@ -27,10 +29,12 @@ from .util import bkg, cmd, tail, wait_until
 HOST = {("socket", "recvmmsg", "throughput"): ["sockperf"],
         ("socket", "recvmmsg", "rtt"): ["sockperf"],
         ("dpdk", "af_xdp", "throughput"): ["testpmd"],
-        ("dpdk", "af_packet", "throughput"): ["testpmd"]}
+        ("dpdk", "af_packet", "throughput"): ["testpmd"],
+        ("xdp", "drop", "throughput"): ["xdp-skb", "tc-drop", "nft-raw"]}
 # The other rows a reference is also compared with.
 ALSO = {("testpmd", "dpdk", "af_xdp"): [("afxdp", "copy")]}
-TOOLS = {"sockperf": "sockperf", "testpmd": "dpdk-testpmd"}
+TOOLS = dict({"sockperf": "sockperf", "testpmd": "dpdk-testpmd"},
+             **drops.TOOLS)
 VDEV = {"af_xdp": "net_af_xdp0,iface=%s,start_queue=0,queue_count=1",
         "af_packet": "net_af_packet0,iface=%s,framecnt=4096"}
 PAYLOAD_OVERHEAD = 46  # Ethernet 14 + IPv4 20 + UDP 8 + FCS 4
@@ -60,7 +64,7 @@ class References:
     def __init__(self, o):
         self.o = o
         self.missing = sorted(t for t, c in TOOLS.items()
-                              if not shutil.which(c))
+                              if c and not shutil.which(c))
 
     def of(self, row, mode, wl):
         """The reference tools of ROW in MODE for workload WL."""
@@ -77,6 +81,8 @@ class References:
                 os.unlink(os.path.join(ctx.raw, f))
         if spec.reference == "sockperf":
             r = sockperf(ctx, spec, base)
+        elif spec.reference in drops.RUN:
+            r = drops.RUN[spec.reference](ctx, spec, base)
         else:
             r = testpmd(ctx, spec, base)
         also = ALSO.get((spec.reference, spec.row.id, spec.mode))

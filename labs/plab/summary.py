@@ -67,7 +67,7 @@ def row_sort(key):
     rank = PATH_ORDER.index(path) if path in PATH_ORDER else len(PATH_ORDER)
     modes = [r.mode for r in paths.rows_of(path)]
     m = modes.index(mode) if mode in modes else len(modes)
-    return (rank, m, mode, key[4], key[3] != "", key[3], key[2] != "none",
+    return (rank, m, mode, key[3] != "", key[4], key[3], key[2] != "none",
             key[2])
 
 
@@ -158,6 +158,13 @@ def _mark_references(entries, workload, also):
     {row label: [(path, mode)]})."""
     ours = {(e["path"], e["mode"], e["gpu"], e.get("placement", "")): e
             for e in entries if not e.get("reference")}
+    # A reference tool reports no placement of its own: it stands beside
+    # our row of its path and mode when that row has only one.
+    only = {}
+    for k, e in ours.items():
+        only.setdefault(k[:3], []).append(e)
+    for k, es in only.items():
+        ours.setdefault(k + ("",), es[0] if len(es) == 1 else None)
     for e in entries:
         if not e.get("reference"):
             continue

@@ -24,10 +24,13 @@ usage: pathlab compare [--paths LIST] [--sizes LIST] [--count N]
   --references   add the reference tools as rows, fed by the same
                  generator in the same trials: sockperf (socket),
                  dpdk-testpmd rxonly on net_af_xdp and net_af_packet (DPDK,
-                 AF_XDP), ib_send_bw / ib_send_lat in the VM (verbs); each
-                 with the ratio ours/reference and whether ranges separate.
-                 The VM's verbs rows have theirs without it: on software
-                 RDMA (emulated under TCG) the ratio is the figure to read
+                 AF_XDP), the kernel's later drop points beside xdp drop
+                 (XDP in skb mode, a tc clsact BPF drop, nft's prerouting
+                 raw drop), ib_send_bw / ib_send_lat in the VM (verbs);
+                 each with the ratio ours/reference and whether ranges
+                 separate. The VM's verbs rows have theirs without it: on
+                 software RDMA (emulated under TCG) the ratio is the figure
+                 to read
   --napi LIST    where veth's NAPI (the kernel's receive work) runs, each
                  placement a row of its own in every round: rx-core (a
                  thread on the receiver's core), other-core (on the

@@ -105,7 +105,8 @@ class Options(unittest.TestCase):
         self.assertEqual(options.parse(["--quick", "--trials=2"]).trials[
             "throughput"], 2)
         for bad in (["--trials", "0"], ["--trials", "x=2"], ["--trials"],
-                    ["--bogus"], ["--sizes", "63"], ["--paths", ""]):
+                    ["--bogus"], ["--sizes", "63"], ["--paths", ""],
+                    ["--napi", "rx-core", "--queues", "2"]):
             with self.assertRaises(options.Usage, msg=bad):
                 options.parse(bad)
 
