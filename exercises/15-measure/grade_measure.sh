@@ -21,10 +21,11 @@
 #     datagrams, and the two were seen 7% to 38% apart either way);
 #     closer than that, "same" or the mode the run leans to
 #   copies and PCIe crossings per packet      exactly (they are by design)
-#   bytes host-to-device per packet            within 25% (a batch goes as
-#     whole 9,216-byte slots: the figure follows packets per transfer)
-#   packets per host-to-device transfer        within a factor of 3 of
-#     the median of three runs
+#   bytes host-to-device per packet            within a factor of 5 of the
+#     median of three runs (it follows packets per transfer)
+#   packets per host-to-device transfer        within a factor of 5 of
+#     the median of three runs (1.1 on a quiet machine, 18 on a loaded
+#     one: a transfer takes what has arrived)
 # shellcheck source-path=SCRIPTDIR/../..
 set -u
 ANSWERS=${1:?usage: grade_measure.sh ANSWERS [--list]}
@@ -136,9 +137,10 @@ real_runs() {
 		done
 		cp "$TMP/${r}1.json" "$TMP/$r.json"
 	done
-	grade syscalls \
-		"$(mine syscalls_per_packet_recvfrom "$(jq -r .syscalls_per_packet "$TMP/rf.json")" 0.02)" \
-		"$(factor syscalls_per_packet_batch "$(jq -r .syscalls_per_packet "$TMP/bt.json")" 10 0.015625 1)"
+	local sc
+	sc=$(mine syscalls_per_packet_recvfrom "$(jq -r .syscalls_per_packet "$TMP/rf.json")" 0.02)
+	[ -n "$sc" ] || sc=$(factor syscalls_per_packet_batch "$(jq -r .syscalls_per_packet "$TMP/bt.json")" 10 0.015625 1)
+	grade syscalls "$sc"
 	spp=$(jq -r '.received / .socket.syscalls' "$TMP/bt.json")
 	ppc=$(jq -r 'if .received / .socket.syscalls >= 0.9 * .socket.batch
 		then "full" else "arrivals" end' "$TMP/bt.json")
@@ -154,14 +156,17 @@ real_runs() {
 		  elif $y > 1.5 * $x then "recvfrom"
 		  elif $x > $y then "same|batch"
 		  else "same|recvfrom" end')
-	grade cheaper "$(mine cheaper_per_packet "$cheaper")"
+	# A word out of three can be guessed: it counts only beside the
+	# measured system calls that explain it.
+	grade cheaper "${sc:+the system calls per packet first (15.2): $sc}" \
+		"$(mine cheaper_per_packet "$cheaper")"
 	grade gpu_measured \
 		"$(mine copies_per_packet_gpu "$(jq -r .copies_per_packet "$TMP/gpu.json")" 0)" \
 		"$(mine pcie_crossings_per_packet_gpu "$(jq -r .pcie_crossings_per_packet "$TMP/gpu.json")" 0)" \
-		"$(mine h2d_bytes_per_packet "$(jq -r '.gpu_detail.bytes.h2d_copy / .received' "$TMP/gpu.json")" 0.25)"
+		"$(factor h2d_bytes_per_packet "$(jq -s '[.[] | .gpu_detail.bytes.h2d_copy / .received] | sort | .[1]' "$TMP"/gpu[123].json)" 5)"
 	grade gpu_batching "$(factor packets_per_h2d_transfer \
 		"$(jq -s '[.[] | .gpu_detail.packets.h2d_copy /
-			.gpu_detail.h2d_transfers] | sort | .[1]' "$TMP"/gpu[123].json)" 3)"
+			.gpu_detail.h2d_transfers] | sort | .[1]' "$TMP"/gpu[123].json)" 5)"
 }
 
 # The measured questions: no answer to any, no run needed.
