@@ -21,9 +21,10 @@
 #     datagrams, and the two were seen 7% to 38% apart either way);
 #     closer than that, "same" or the mode the run leans to
 #   copies and PCIe crossings per packet      exactly (they are by design)
-#   bytes host-to-device per packet            within a factor of 5 of the
-#     median of three runs (it follows packets per transfer)
-#   packets per host-to-device transfer        within a factor of 5 of
+#   bytes host-to-device per packet            within a factor of 6 of the
+#     median of three runs (it follows packets per transfer: 495 to
+#     8,750 bytes were seen, quiet machine to loaded)
+#   packets per host-to-device transfer        within a factor of 6 of
 #     the median of three runs (1.1 on a quiet machine, 18 on a loaded
 #     one: a transfer takes what has arrived)
 # shellcheck source-path=SCRIPTDIR/../..
@@ -163,10 +164,10 @@ real_runs() {
 	grade gpu_measured \
 		"$(mine copies_per_packet_gpu "$(jq -r .copies_per_packet "$TMP/gpu.json")" 0)" \
 		"$(mine pcie_crossings_per_packet_gpu "$(jq -r .pcie_crossings_per_packet "$TMP/gpu.json")" 0)" \
-		"$(factor h2d_bytes_per_packet "$(jq -s '[.[] | .gpu_detail.bytes.h2d_copy / .received] | sort | .[1]' "$TMP"/gpu[123].json)" 5)"
+		"$(factor h2d_bytes_per_packet "$(jq -s '[.[] | .gpu_detail.bytes.h2d_copy / .received] | sort | .[1]' "$TMP"/gpu[123].json)" 6)"
 	grade gpu_batching "$(factor packets_per_h2d_transfer \
 		"$(jq -s '[.[] | .gpu_detail.packets.h2d_copy /
-			.gpu_detail.h2d_transfers] | sort | .[1]' "$TMP"/gpu[123].json)" 5)"
+			.gpu_detail.h2d_transfers] | sort | .[1]' "$TMP"/gpu[123].json)" 6)"
 }
 
 # The measured questions: no answer to any, no run needed.
