@@ -323,8 +323,8 @@ static int release(void)
 	GR_EQ_U(rx_ring_consumer(), 40);
 	GR_EQ_U(rx.packets, 40);
 	{ /* drawn: the batch and what waits */
-		unsigned b = 1 + (unsigned)gr_below(32),
-			 w = (unsigned)gr_below(64), left, got;
+		unsigned b = 1 + 2 * (unsigned)gr_below(16), /* odd */
+			w = (unsigned)gr_below(64), left, got;
 
 		setup(FRAMES, b, 0, true);
 		kernel_rx(w);
