@@ -23,10 +23,25 @@ gcc_obj() {
 		-I"$ROOT/common" -I"$ROOT/gpudirect" "$@" -c -o "$obj" "$src"
 }
 
+# The toolkit's header folders (cuda.h) as -I options, as nvcc itself
+# finds them: its dry run names them, wherever the toolkit lives (a
+# symlinked /usr/local/cuda, a distribution's /usr, a wrapper on PATH),
+# as gpudirect/meson.build asks it.
+nvcc_includes() {
+	"$NVCC" --dryrun -x cu -c -o /dev/null /dev/null 2>&1 |
+		sed -n 's/^#\$ INCLUDES="\(.*\)" *$/\1/p' | head -n1 |
+		grep -o -- '-I[^" ]*' | sort -u
+}
+
 # The cuda backend: the consumer's fatbin as C, then the module.
 build_gcc_cuda() {
-	local o=$B/gpudirect cuda gencode=() a archs
+	local o=$B/gpudirect cuda gencode=() a archs inc
 	cuda=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
+	mapfile -t inc < <(nvcc_includes)
+	[ ${#inc[@]} -gt 0 ] || {
+		echo "nvcc's dry run names no header folder (cuda.h): is the toolkit whole?"
+		return 1
+	}
 	archs=$(gpu_archs)
 	for a in $archs; do
 		gencode+=("-gencode=arch=compute_$a,code=sm_$a")
@@ -37,8 +52,7 @@ build_gcc_cuda() {
 	"$cuda/bin/bin2c" --const --length --name pl_consumer_fatbin \
 		"$o/consumer.fatbin" >"$o/consumer_fatbin.inc" || return 1
 	gcc -std=gnu11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -fPIC -shared \
-		-I"$ROOT/common" -I"$ROOT/gpudirect" -I"$o" -I"$cuda/include" \
-		-I"$cuda/targets/x86_64-linux/include" \
+		-I"$ROOT/common" -I"$ROOT/gpudirect" -I"$o" "${inc[@]}" \
 		"-DPL_CUDA_ARCHS=\"${archs// /,}\"" \
 		-o "$o/libpathlab-gpu-cuda.so" "$ROOT/gpudirect/gpu_cuda.c" \
 		"$ROOT/gpudirect/gpu_cuda_mem.c" "$ROOT/gpudirect/cuda_drv.c" \
