@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 8< seq-window */
 #define WORDS (PL_SEQ_WINDOW / 64)
 
 /*
@@ -101,6 +102,7 @@ uint64_t pl_seq_missing(const struct pl_seq *q)
 	span = q->highest - q->first + 1;
 	return span > q->unique ? span - q->unique : 0;
 }
+/* >8 seq-window */
 
 void pl_stats_init(struct pl_rx_stats *s)
 {
