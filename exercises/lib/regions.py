@@ -18,9 +18,11 @@ is replaced by the exercise's stub between
 
     /* 8< hole HOLE */ ... /* >8 hole HOLE */
 
-which stays as the exercise wrote it. --write regenerates the copies
-(FILE, stubs and everything outside the markers are kept); --check fails
-on a copy that differs from what --write would make.
+which stays as the exercise wrote it. Words OLD=NEW after FILE rename
+what the exercise names otherwise: every identifier that begins with OLD
+begins with NEW in the copy (pl_seq_=ex_seq_). --write regenerates the
+copies (FILE, stubs and everything outside the markers are kept);
+--check fails on a copy that differs from what --write would make.
 
 Hand-written copies. An exercise that reshapes the lab's code (other
 names, a trimmed struct) copies it by hand. REGISTER lists each region
@@ -48,8 +50,8 @@ REGISTER = "exercises/lib/regions.txt"
 NAME = r"[\w.-]+"
 OPEN = re.compile(r"^\s*/\*\s*8<\s+(" + NAME + r")\s*\*/\s*$")
 CLOSE = re.compile(r"^\s*/\*\s*>8\s+(" + NAME + r")\s*\*/\s*$")
-COPY_OPEN = re.compile(
-    r"^\s*/\*\s*8<\s+(" + NAME + r")\s+from\s+(\S+)\s*\*/\s*$")
+COPY_OPEN = re.compile(r"^\s*/\*\s*8<\s+(" + NAME + r")\s+from\s+(\S+)"
+                       r"((?:\s+\w+=\w+)*)\s*\*/\s*$")
 HOLE_OPEN = re.compile(r"^\s*/\*\s*8<\s+hole\s+(" + NAME + r")\s*\*/\s*$")
 HOLE_CLOSE = re.compile(r"^\s*/\*\s*>8\s+hole\s+(" + NAME + r")\s*\*/\s*$")
 
@@ -146,17 +148,26 @@ def fill(name, body, holes, who):
     return out
 
 
+def renamed(lines, renames):
+    """lines with every identifier that begins with OLD beginning with NEW,
+    for each "OLD=NEW" of renames."""
+    for pair in renames:
+        old, new = pair.split("=")
+        lines = [re.sub(r"\b" + old, new, l) for l in lines]
+    return lines
+
+
 def copies_in(path, lines):
-    """[(name, src, first, last, holes)]: the generated copies of a file,
-    first..last the lines between its markers, holes {name: stub lines,
-    markers included}."""
+    """[(name, renames, first, last, holes)]: the generated copies of a
+    file, first..last the lines between its markers, holes {name: stub
+    lines, markers included}."""
     found, i = [], 0
     while i < len(lines):
         m = COPY_OPEN.match(lines[i])
         if not m:
             i += 1
             continue
-        name, src, first = m.group(1), m.group(2), i + 1
+        name, renames, first = m.group(1), m.group(3).split(), i + 1
         holes, hole, j = {}, None, first
         while j < len(lines):
             c = CLOSE.match(lines[j])
@@ -175,7 +186,7 @@ def copies_in(path, lines):
         else:
             raise Problem(f"{path}:{i + 1}: copy of {name} is not closed "
                           f"by '/* >8 {name} */'")
-        found.append((name, src, first, j, holes))
+        found.append((name, renames, first, j, holes))
         i = j + 1
     return found
 
@@ -203,10 +214,11 @@ def generated(src, write, listing):
         if not copies:
             continue
         new = list(lines)
-        for name, was, first, last, holes in reversed(copies):
+        for name, renames, first, last, holes in reversed(copies):
             where, body = src.get(name, path)
-            want = fill(name, body, holes, path)
-            head = re.sub(r"from\s+\S+", "from " + where, lines[first - 1])
+            want = fill(name, renamed(body, renames), holes, path)
+            head = re.sub(r"from\s+\S+", lambda m: "from " + where,
+                          lines[first - 1])
             if listing:
                 print(f"{path}: generated from {where} region {name}" +
                       (f", holes {', '.join(holes)}" if holes else ""))
