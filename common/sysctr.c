@@ -7,7 +7,6 @@
 #include "sysctr.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -369,34 +368,19 @@ static void read_napi(const char *ifname, struct pl_sysctr *c)
 }
 
 /*
- * Nanoseconds this process has run: the first schedstat field summed over
- * its threads, since /proc/self/schedstat counts the main thread only.
- * Threads that have exited are no longer listed and drop out of the sum.
+ * Nanoseconds this process has run, every thread's, those that have
+ * exited included (a queue's thread ends before the "after" snapshot):
+ * the process CPU-time clock, the scheduler's exact runtime, as
+ * getrusage()'s user and system times are (summing /proc/self/task's
+ * schedstat would drop the threads that have exited).
  */
 static uint64_t self_run_ns(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
 	struct timespec ts;
-	char path[300];
-	uint64_t v, sum = 0;
-	bool any = false;
 
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/schedstat", e->d_name);
-		if (!read_u64_at(dirfd(d), path, &v)) {
-			sum += v;
-			any = true;
-		}
-	}
-	if (d)
-		closedir(d);
-	/* Kernels without CONFIG_SCHED_INFO: the same sum, another way. */
-	if (!any && !clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-		sum = (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-	return sum;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Fill this process's own CPU time and context switches. */

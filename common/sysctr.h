@@ -69,7 +69,7 @@ struct pl_sysctr {
 
 	/* this process: getrusage(RUSAGE_SELF) and /proc/self/schedstat */
 	double self_user_s, self_sys_s;
-	uint64_t self_run_ns; /* schedstat: exact time on CPU */
+	uint64_t self_run_ns; /* every thread's exact time on CPU */
 	uint64_t self_nvcsw, self_nivcsw;
 };
 
