@@ -633,8 +633,11 @@ static int check_cfg(struct gen_cfg *c, unsigned size, unsigned payload)
 static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
 			  const struct pl_rtt *rtt)
 {
+	struct pl_sysctr d;
+
 	if (c->quiet)
 		return;
+	pl_sysctr_delta(&r->before, &r->after, &d);
 	fprintf(stderr,
 		"pathlab-gen: sent %llu datagrams of %u B "
 		"frames in %.3f s, %llu send errors%s%s\n",
@@ -642,6 +645,17 @@ static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
 		(double)(r->end_ns - r->start_ns) / 1e9,
 		(unsigned long long)r->errors, r->last_errno ? ", last: " : "",
 		r->last_errno ? strerror(r->last_errno) : "");
+	/*
+	 * A send that returned success can still be dropped by the sending
+	 * link (veth: its peer's ring was full). The receiver cannot count
+	 * those: its "unattributed" holds them when it runs on its own.
+	 */
+	if (d.link_tx_dropped)
+		fprintf(stderr,
+			"pathlab-gen: %llu of them dropped by the sending link "
+			"after the send (TX dropped): a receiver run on its "
+			"own counts them as unattributed\n",
+			(unsigned long long)d.link_tx_dropped);
 	if (rtt)
 		pl_rtt_print(stderr, "pathlab-gen", rtt);
 }

@@ -687,7 +687,12 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 	for (i = 0; i < f.ndrops; i++)
 		fprintf(out, " %s %llu", f.drops[i].name,
 			(unsigned long long)f.drops[i].count);
-	fprintf(out, "  unattributed %lld\n", (long long)f.unattributed);
+	fprintf(out, "  unattributed %lld%s\n", (long long)f.unattributed,
+		f.unattributed > 0
+			? " (not seen by this receiver's counters: datagrams"
+			  " the sending link dropped after the send are in "
+			  "pathlab-gen's line; compare merges both)"
+			: "");
 	if (f.not_ours)
 		fprintf(out,
 			"  not ours  %llu frames on to the kernel (%s), %llu "
@@ -703,12 +708,16 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		fprintf(out, "  reflect   sent back %llu  failed %llu\n",
 			(unsigned long long)r->reflected,
 			(unsigned long long)r->reflect_errors);
-	fprintf(out,
-		"  latency   %s p50 %.1f us  p99 %.1f us  p99.9 %.1f us"
-		"  max %.1f us\n",
-		r->latency_kind, us(pl_hist_percentile(h, 50)),
-		us(pl_hist_percentile(h, 99)), us(pl_hist_percentile(h, 99.9)),
-		us(h->max));
+	if (!h->count)
+		fprintf(out, "  latency   none measured (no packet reached "
+			     "this program with a stamp)\n");
+	else
+		fprintf(out,
+			"  latency   %s p50 %.1f us  p99 %.1f us  p99.9 %.1f "
+			"us  max %.1f us\n",
+			r->latency_kind, us(pl_hist_percentile(h, 50)),
+			us(pl_hist_percentile(h, 99)),
+			us(pl_hist_percentile(h, 99.9)), us(h->max));
 	if (s->lat_stack.count)
 		fprintf(out,
 			"            to the %s RX stamp p50 %.1f us,"
