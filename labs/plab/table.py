@@ -190,6 +190,13 @@ def comparison(results):
                      " run (schedstat run_delay): two of them took turns on"
                      " one core, and its latency and cost include the wait;"
                      " [...] names where NAPI ran (compare --napi)")
+    if any(not e.get("reference") and "receive_app" in e["figures"]
+           and "receive_cycles" not in e["figures"] for e in entries):
+        lines.append("recv cyc/pkt, kernel '-': the kernel's receive work"
+                     " ran where no per-thread account sees it (in softirq"
+                     " on the sending CPUs: more than one queue); the"
+                     " loop's own part is under app; compare sys+gen, which"
+                     " counts every CPU")
     if any(e.get("reference") for e in entries):
         lines.append("core cyc/pkt: the receiving process and the NAPI"
                      " threads, idle polling included, x TSC / received"

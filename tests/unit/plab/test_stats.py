@@ -69,6 +69,19 @@ class Busy(unittest.TestCase):
         self.assertIn("contended", c["machine_busy_why"])
 
 
+class ReceiveCost(unittest.TestCase):
+    def test_kernel_part_not_measured(self):
+        rc = {"total": 3000, "kernel": 0, "app": 3000,
+              "kernel_source": "napi_not_threaded"}
+        r = {"receive_cycles_per_packet": rc}
+        self.assertIsNone(stats.figure(r, "receive_cycles"))
+        self.assertIsNone(stats.figure(r, "receive_kernel"))
+        self.assertEqual(stats.figure(r, "receive_app"), 3000)
+        rc.update(kernel=5000, total=8000, kernel_source="napi_threads")
+        self.assertEqual(stats.figure(r, "receive_cycles"), 8000)
+        self.assertEqual(stats.figure(r, "receive_kernel"), 5000)
+
+
 class Background(unittest.TestCase):
     def test_busy_share(self):
         # user nice system idle iowait irq softirq steal
