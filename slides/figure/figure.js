@@ -18,7 +18,7 @@
 (function () {
 	var F = window.PATHLAB_FIGURE;
 	var M = window.PathlabMeasure, METRICS = M.METRICS;
-	var num = M.num, rate = M.rate;
+	var num = M.num;
 	var state = {
 		path: 0, step: 0, gpu: false, size: null, mode: {},
 		results: null, index: null, source: ""
@@ -180,7 +180,8 @@
 			var m = measured(p);
 			if (m && m.thr && m.thr.pps != null)
 				html("span", { "class": "button-measure",
-					"data-measured": "1" }, rate(m.thr.pps), nm);
+					"data-measured": "1" },
+					METRICS.pps.short(m), nm);
 			b.addEventListener("click", function () {
 				selectPath(i);
 			});
