@@ -106,11 +106,14 @@ def where_label($path):
 	+ " · over \($env)"
 	+ (if ($gpu | length) > 0 then " · GPU: \($gpu | join(", "))" else "" end)
 	+ " · `pathlab compare`"
-	+ (if $n != null and $n <= 20000 then " --quick" else "" end)
+	+ (if $n != null and $n <= 20000 and $path != "verbs" then " --quick" else "" end)
 	+ (if $n != null then ", \($n | grouped) packets per throughput run" else "" end)
 	+ ". Not NIC figures."
-	+ (if $path != "verbs" and any($runs[]; comparable | not)
-		then " *Emulated CPU*: Soft-RoCE in a VM under TCG, not comparable with the host rows." else "" end);
+	+ (if any($runs[]; comparable | not) then
+		if $path == "verbs"
+		then " *Emulated CPU* (qemu TCG): not comparable with the host rows; read each row against perftest in the same VM."
+		else " *Emulated CPU*: Soft-RoCE in a VM under TCG, not comparable with the host rows." end
+	else "" end);
 
 # One path's rows at one frame size: one line per mode (and GPU).
 def path_table($path; $size):
