@@ -24,12 +24,10 @@ static void socket_json(struct pl_json *j, void *arg)
 	pl_json_end(j);
 }
 
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
+/* The receive loop, as pl_rx_measure() runs it. */
 static void socket_loop(void *arg)
 {
-	struct sock_rx *rx = arg;
-
-	rx->rx_loop(rx);
+	socket_rx_loop(arg);
 }
 
 /* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
@@ -37,7 +35,7 @@ static void socket_queue_loop(void *arg, unsigned q)
 {
 	struct sock_rx *rxq = arg;
 
-	rxq[q].rx_loop(&rxq[q]);
+	socket_rx_loop(&rxq[q]);
 }
 
 /*

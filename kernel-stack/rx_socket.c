@@ -109,22 +109,23 @@ static int reuseport(int fd, const struct cfg *c)
 }
 
 /*
- * The loop of each kind of run, chosen once at setup, so that no loop
- * tests an option per datagram: plain, and the traced one that steps
- * through the first --trace N datagrams and then runs the plain one
- * (*plain). check_cfg() refuses the kinds that have no traced loop.
+ * The burst handler of each kind of run, chosen once at setup, so that no
+ * loop tests an option per datagram: plain, and the traced one that steps
+ * through the first --trace N datagrams and then hands over to the plain
+ * one (*plain). --mode recvfrom receives one datagram per call (*one).
+ * check_cfg() refuses the kinds that have no traced handler.
  */
-static rx_loop_fn *choose_loop(const struct cfg *c, rx_loop_fn **plain)
+static burst_fn *choose_loop(const struct cfg *c, burst_fn **plain, bool *one)
 {
 	enum { RECVMMSG, RECVFROM, STAMPED, REFLECT, GPU };
 	static const struct {
-		rx_loop_fn *plain, *traced;
+		burst_fn *plain, *traced;
 	} table[] = {
-		[RECVMMSG] = { socket_rx_loop, socket_traced_loop },
-		[RECVFROM] = { recvfrom_loop, NULL },
-		[STAMPED] = { stamped_socket_loop, socket_traced_loop },
-		[REFLECT] = { reflect_socket_loop, NULL },
-		[GPU] = { gpu_socket_loop, gpu_socket_traced_loop },
+		[RECVMMSG] = { socket_plain_burst, socket_traced_burst },
+		[RECVFROM] = { socket_plain_burst, NULL },
+		[STAMPED] = { stamped_socket_burst, socket_traced_burst },
+		[REFLECT] = { reflect_socket_burst, NULL },
+		[GPU] = { gpu_socket_burst, gpu_socket_traced_burst },
 	};
 	int kind = c->gpu		      ? GPU
 		   : c->rx.reflect	      ? REFLECT
@@ -133,6 +134,7 @@ static rx_loop_fn *choose_loop(const struct cfg *c, rx_loop_fn **plain)
 					      : RECVMMSG;
 
 	*plain = table[kind].plain;
+	*one = kind == RECVFROM;
 	return c->rx.trace ? table[kind].traced : table[kind].plain;
 }
 
@@ -181,7 +183,7 @@ static int socket_open(struct sock_rx *rx, const struct cfg *c)
 	rx->flags = MSG_TRUNC | (c->loop == LOOP_BUSY	    ? MSG_DONTWAIT
 				 : c->mode == MODE_RECVFROM ? 0
 							    : MSG_WAITFORONE);
-	rx->rx_loop = choose_loop(c, &rx->rx_plain);
+	rx->on_burst = choose_loop(c, &rx->plain_burst, &rx->one_per_call);
 	if (c->rx.trace)
 		socket_trace_setup(rx, c);
 	if (c->gpu && (err = gpu_socket_setup(rx, c)))
@@ -237,45 +239,51 @@ static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 	return err;
 }
 
-/* 8< socket-rx-loop */
-/* Receive a batch per system call; the kernel copies each payload to us. */
-void socket_rx_loop(struct sock_rx *rx)
+/* One datagram per system call (--mode recvfrom), as one message: 1/-1. */
+static inline int recv_one(struct sock_rx *rx)
+{
+	ssize_t n =
+		recvfrom(rx->fd, rx->bufs[0], BUF_LEN, rx->flags, NULL, NULL);
+
+	if (n < 0)
+		return -1;
+	rx->msgs[0].msg_len = (unsigned)n;
+	return 1;
+}
+
+/* The plain handler: parse and account every datagram of the burst. */
+void socket_plain_burst(struct sock_rx *rx, int n, uint64_t now)
 {
 	struct pl_pkt p;
-	uint64_t now;
-	int i, n;
+	int i;
+
+	for (i = 0; i < n; i++)
+		rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
+}
+
+/* 8< socket-rx-loop */
+/*
+ * Receive a batch per system call (recvmmsg(); with --mode recvfrom one
+ * datagram per call, the baseline recvmmsg() improves on) and hand it to
+ * the run's handler; the kernel copies each payload to us.
+ */
+void socket_rx_loop(struct sock_rx *rx)
+{
+	int n;
 
 	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
+		n = rx->one_per_call ? recv_one(rx)
+				     : recvmmsg(rx->fd, rx->msgs, rx->batch,
+						rx->flags, NULL);
 		rx->syscalls++;
 		if (n <= 0) {
 			rx->empty++; /* EAGAIN when busy, EINTR at the end */
 			continue;
 		}
-		now = pl_now_ns();
-		for (i = 0; i < n; i++)
-			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
+		rx->on_burst(rx, n, pl_now_ns());
 	}
 }
 /* >8 socket-rx-loop */
-
-/* One datagram per system call: the baseline recvmmsg() improves on. */
-void recvfrom_loop(struct sock_rx *rx)
-{
-	struct pl_pkt p;
-	ssize_t n;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = recvfrom(rx->fd, rx->bufs[0], BUF_LEN, rx->flags, NULL,
-			     NULL);
-		rx->syscalls++;
-		if (n < 0) {
-			rx->empty++;
-			continue;
-		}
-		rx_one(rx, rx->bufs[0], (size_t)n, pl_now_ns(), &p);
-	}
-}
 
 /* Undo socket_setup(), the last queue first. */
 static void socket_teardown(struct sock_rx *rxq, const struct cfg *c)
