@@ -144,7 +144,10 @@ static void xsk_loop(void *arg)
 {
 	struct xsk_rx *rx = arg;
 
-	rx->rx_loop(rx);
+	if (rx->xsk)
+		xsk_rx_loop(rx);
+	else
+		xdp_watch_loop(rx);
 }
 
 /* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
@@ -152,7 +155,7 @@ static void xsk_queue_loop(void *arg, unsigned q)
 {
 	struct xsk_rx *rxq = arg;
 
-	rxq[q].rx_loop(&rxq[q]);
+	xsk_rx_loop(&rxq[q]);
 }
 
 /*

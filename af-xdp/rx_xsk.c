@@ -40,18 +40,14 @@ const char *const xsk_binds[] = { "copy", "zerocopy", "auto", NULL };
 const char *const xsk_loops[] = { "busy", "poll", NULL };
 
 /* 8< xsk-rx-burst */
-/* Take up to a batch off the RX ring and give the frames back to the fill
- * ring; returns how many there were. */
-static inline unsigned rx_burst(struct xsk_rx *rx)
+/* The plain handler: parse and account the burst's frames in place, then
+ * give them back to the fill ring. */
+static void rx_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+		     uint64_t now)
 {
-	uint32_t idx_rx, i, n;
 	struct pl_pkt p;
-	uint64_t now;
+	uint32_t i;
 
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
-	now = pl_now_ns();
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d =
 			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
@@ -60,23 +56,17 @@ static inline unsigned rx_burst(struct xsk_rx *rx)
 			    d->len, rx->port, now, &p);
 	}
 	xsk_refill(rx, idx_rx, n);
-	return n;
 }
 /* >8 xsk-rx-burst */
 
-/* Sleep in poll() whenever the RX ring is empty. */
-static void poll_loop(struct xsk_rx *rx)
+/* --loop poll: sleep in poll() until the RX ring has frames. */
+void xsk_poll_wait(struct xsk_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
 
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		if (rx_burst(rx))
-			continue;
-		rx->empty++;
-		rx->syscalls++;
-		if (poll(&pfd, 1, 1000) > 0)
-			rx->wakeups++;
-	}
+	rx->syscalls++;
+	if (poll(&pfd, 1, 1000) > 0)
+		rx->wakeups++;
 }
 
 /* Mirror the program's lab-port counters into the run's stats. */
@@ -94,8 +84,11 @@ void xdp_sync_stats(struct xsk_rx *rx)
 }
 
 /* 8< xdp-watch-loop */
-/* XDP alone: nothing reaches user space; watch the program's counters. */
-static void xdp_watch_loop(struct xsk_rx *rx)
+/*
+ * XDP alone: nothing reaches user space; watch the program's counters.
+ * A loop of its own: there is no socket, no ring, nothing to receive.
+ */
+void xdp_watch_loop(struct xsk_rx *rx)
 {
 	const struct timespec tick = { .tv_nsec = 1000000 };
 
@@ -107,34 +100,41 @@ static void xdp_watch_loop(struct xsk_rx *rx)
 /* >8 xdp-watch-loop */
 
 /*
- * The loop of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: plain, and the traced one that steps through
- * the first --trace N frames and then runs the plain one (*plain). XDP
- * alone traces in the program: its loop stays. check_cfg() refuses the
- * kinds that have no traced loop.
+ * The handlers of each kind of run, chosen once at setup, so that no loop
+ * tests an option per frame: one for a burst and one for an empty RX ring
+ * (spin and kick, or sleep in poll()), plain, and traced ones that step
+ * through the first --trace N frames and then hand over to the plain ones.
+ * XDP alone has none: it traces in the program, its loop watches. Where
+ * check_cfg() refuses a kind with --trace, it has no traced handler.
  */
-static rx_loop_fn *choose_loop(const struct xsk_cfg *c, rx_loop_fn **plain)
+static void choose_loop(const struct xsk_cfg *c, struct xsk_rx *rx)
 {
-	enum { WATCH, BUSY, POLL, REFLECT, GPU_BUSY, GPU_POLL };
+	enum { BUSY, POLL, REFLECT, GPU_BUSY, GPU_POLL };
 	static const struct {
-		rx_loop_fn *plain, *traced;
+		burst_fn *plain, *traced;
+		idle_fn *idle, *traced_idle;
 	} table[] = {
-		[WATCH] = { xdp_watch_loop, xdp_watch_loop },
-		[BUSY] = { xsk_rx_loop, xsk_traced_loop },
-		[POLL] = { poll_loop, xsk_traced_loop },
-		[REFLECT] = { reflect_xsk_loop, NULL },
-		[GPU_BUSY] = { gpu_xsk_busy_loop, gpu_xsk_traced_loop },
-		[GPU_POLL] = { gpu_xsk_poll_loop, gpu_xsk_traced_loop },
+		[BUSY] = { rx_burst, xsk_traced_burst, xsk_kick_rx,
+			   xsk_traced_idle },
+		[POLL] = { rx_burst, xsk_traced_burst, xsk_poll_wait,
+			   xsk_traced_idle },
+		[REFLECT] = { reflect_xsk_burst, NULL, reflect_xsk_idle, NULL },
+		[GPU_BUSY] = { gpu_xsk_burst, gpu_xsk_traced_burst, xsk_kick_rx,
+			       xsk_kick_rx },
+		[GPU_POLL] = { gpu_xsk_burst, gpu_xsk_traced_burst,
+			       xsk_poll_wait, xsk_poll_wait },
 	};
 	bool in_poll = c->loop == LOOP_POLL;
-	int kind = c->action != PL_XDP_REDIRECT ? WATCH
-		   : c->rx.reflect		? REFLECT
-		   : c->gpu  ? (in_poll ? GPU_POLL : GPU_BUSY)
-		   : in_poll ? POLL
-			     : BUSY;
+	int kind = c->rx.reflect ? REFLECT
+		   : c->gpu	 ? (in_poll ? GPU_POLL : GPU_BUSY)
+		   : in_poll	 ? POLL
+				 : BUSY;
 
-	*plain = table[kind].plain;
-	return c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->plain_burst = table[kind].plain;
+	rx->plain_idle = table[kind].idle;
+	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->on_idle = c->rx.trace ? table[kind].traced_idle : table[kind].idle;
+	rx->told = true;
 }
 
 /* 8< xsk-queues */
@@ -229,7 +229,6 @@ static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 	err = xdp_prog_setup(rx, c);
 	if (err || c->action != PL_XDP_REDIRECT) {
 		/* The program traces (--trace); we read it after the run. */
-		rx->rx_loop = choose_loop(c, &rx->rx_plain);
 		if (!err && c->rx.trace)
 			xdp_trace_setup(rx, c);
 		return err;
@@ -240,7 +239,7 @@ static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 		return err;
 	}
 	for (q = 0; q < pl_rx_queues(&c->rx); q++)
-		rxq[q].rx_loop = choose_loop(c, &rxq[q].rx_plain);
+		choose_loop(c, &rxq[q]);
 	if (c->rx.trace)
 		xsk_trace_setup(rx, c);
 	if (c->gpu && (err = gpu_xsk_setup(rx, c))) {
@@ -252,16 +251,23 @@ static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 
 /* 8< xsk-busy-loop */
 /*
- * Spin on the RX ring; enter the kernel only when it asks (need_wakeup) or
- * when that drives the receive (--busy-poll).
+ * Take a burst off the RX ring and hand it to the run's handler; when the
+ * ring is empty, the idle step: spin, entering the kernel only when it
+ * asks (need_wakeup) or when that drives the receive (--busy-poll), or
+ * sleep in poll() (--loop poll).
  */
 void xsk_rx_loop(struct xsk_rx *rx)
 {
+	uint32_t idx_rx, n;
+
 	while (!pl_run_done(rx->run, &rx->stats)) {
-		if (rx_burst(rx))
+		n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
+		if (n) {
+			rx->on_burst(rx, idx_rx, n, pl_now_ns());
 			continue;
+		}
 		rx->empty++;
-		xsk_kick_rx(rx);
+		rx->on_idle(rx);
 	}
 }
 /* >8 xsk-busy-loop */

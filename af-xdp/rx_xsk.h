@@ -56,8 +56,17 @@ struct xdp_totals {
 
 struct xsk_rx;
 
-/* A receive loop: runs until pl_run_done(). */
-typedef void rx_loop_fn(struct xsk_rx *rx);
+/*
+ * A burst handler: the n frames peeked off the RX ring at idx_rx, handed
+ * over at now; it gives them back (fill ring, or TX ring). The loop calls
+ * the one choose_loop() picked once per burst; the per-frame step is
+ * inline in it.
+ */
+typedef void burst_fn(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+		      uint64_t now);
+
+/* What the loop does when the RX ring is empty: spin, kick or sleep. */
+typedef void idle_fn(struct xsk_rx *rx);
 
 /* The choices of --action, --attach, --bind, --loop (rx_xsk.c). */
 extern const char *const xsk_actions[],
@@ -97,9 +106,13 @@ struct xsk_rx {
 	 */
 	uint64_t tx_queued, tx_no_room, tx_dropped, tx_completed;
 	uint64_t link_dropped; /* the link's rx_dropped over the run */
-	rx_loop_fn *rx_loop;   /* chosen at setup (choose_loop()) */
-	rx_loop_fn *rx_plain;  /* after the traced part */
+	burst_fn *on_burst;    /* chosen at setup (choose_loop()) */
+	burst_fn *plain_burst; /* after the traced part */
+	idle_fn *on_idle;      /* chosen at setup (choose_loop()) */
+	idle_fn *plain_idle;   /* after the traced part */
 	struct pl_trace trace;
+	uint32_t traced;    /* --trace: frames traced so far */
+	bool told;	    /* --trace: the last wake-up is traced */
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct xdp_statistics xs0, xs; /* XDP_STATISTICS before and after */
@@ -179,17 +192,28 @@ int xdp_read_lab(struct xsk_rx *rx);
 /* Sum all of the program's per-CPU counters into rx->xdp; 0/-errno. */
 int xdp_read_totals(struct xsk_rx *rx);
 
-/* The busy loop (rx_xsk.c): spin on the RX ring. */
-rx_loop_fn xsk_rx_loop;
+/* The receive loop (rx_xsk.c): a burst off the RX ring to the handler. */
+void xsk_rx_loop(struct xsk_rx *rx);
+
+/* XDP alone (rx_xsk.c): no socket; watch the program's counters. */
+void xdp_watch_loop(struct xsk_rx *rx);
+
+/* The idle steps (rx_xsk.c): sleep in poll() (--loop poll). */
+idle_fn xsk_poll_wait;
 
 /* XDP alone (rx_xsk.c): the program's lab counters into the run's stats. */
 void xdp_sync_stats(struct xsk_rx *rx);
 
-/* The traced loop (trace_xsk.c): --trace N frames, then rx_plain. */
-rx_loop_fn xsk_traced_loop;
+/* The traced handlers (trace_xsk.c): --trace N frames, then the plain. */
+burst_fn xsk_traced_burst;
+idle_fn xsk_traced_idle;
+
+/* After the last traced frame: close the trace, hand over to the plain. */
+void xsk_trace_end(struct xsk_rx *rx);
 
 /* --reflect (reflect_xsk.c): good frames back out through the TX ring. */
-rx_loop_fn reflect_xsk_loop;
+burst_fn reflect_xsk_burst;
+idle_fn reflect_xsk_idle;
 
 /* After the loop: send what still waits on the TX ring, take it back. */
 void tx_flush(struct xsk_rx *rx);
@@ -225,8 +249,8 @@ void gpu_xsk_teardown(struct xsk_rx *rx);
 /* Add the GPU figures to the run's report. */
 void gpu_xsk_report(struct xsk_rx *rx, struct pl_report *r);
 
-/* The GPU variant's loops (gpu_xsk.c): busy, poll(), traced. */
-rx_loop_fn gpu_xsk_busy_loop, gpu_xsk_poll_loop, gpu_xsk_traced_loop;
+/* The GPU variant's handlers (gpu_xsk.c): plain and traced. */
+burst_fn gpu_xsk_burst, gpu_xsk_traced_burst;
 
 /* --reflect: what was sent back, into the report (reflect_xsk.c). */
 void reflect_report(const struct xsk_rx *rx, struct pl_report *r);
