@@ -178,12 +178,12 @@ static void dpdk_report_path(struct pl_report *r, const struct dpdk_rx *rx,
 	}
 }
 
-/* The poll loop chosen at setup, as pl_rx_measure() runs it. */
+/* Queue 0's loop, as pl_rx_measure() runs it on this thread. */
 static void dpdk_loop(void *arg)
 {
 	struct dpdk_rx *rx = arg;
 
-	rx->rx_loop(rx);
+	dpdk_rx_loop(&rx->queues[0]);
 }
 
 /* Queue q's loop, as pl_rx_measure() runs it on queue q's lcore. */
@@ -191,7 +191,7 @@ static void dpdk_queue_loop(void *arg, unsigned q)
 {
 	struct dpdk_rx *rx = arg;
 
-	rx->poll(&rx->queues[q]);
+	dpdk_rx_loop(&rx->queues[q]);
 }
 
 /* An EAL worker's entry: what pl_rx_measure() gave queue_launch. */

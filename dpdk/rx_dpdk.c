@@ -43,12 +43,6 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
-/* One queue's loop on this thread: queue 0's (the traced loop's rx_plain). */
-static void queue0_loop(struct dpdk_rx *rx)
-{
-	rx->poll(&rx->queues[0]);
-}
-
 /* The run's mode: the vdev kind, or the PMD's name on a real NIC. */
 static const char *port_mode(const char *driver)
 {
@@ -154,31 +148,28 @@ static void ports_teardown(struct dpdk_rx *rx)
 }
 
 /*
- * The loops of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: each queue's poll loop (*poll), and the loop
- * of this thread, plain (*plain) or traced (which steps through the first
- * --trace N frames and then runs the plain one). check_cfg() refuses the
- * kinds that have no traced loop.
+ * The burst handler of each kind of run, chosen once at setup, so that no
+ * loop tests an option per frame: plain, and the traced one (queue 0's)
+ * that steps through the first --trace N frames and then hands over to the
+ * plain one (*plain). check_cfg() refuses the kinds that have no traced
+ * handler.
  */
-static rx_loop_fn *choose_loop(const struct cfg *c, poll_fn **poll,
-			       rx_loop_fn **plain)
+static burst_fn *choose_loop(const struct cfg *c, burst_fn **plain)
 {
 	enum { PLAIN, HWTS, REFLECT, GPU };
 	static const struct {
-		poll_fn *poll;
-		rx_loop_fn *plain, *traced;
+		burst_fn *plain, *traced;
 	} table[] = {
-		[PLAIN] = { dpdk_rx_loop, queue0_loop, dpdk_traced_loop },
-		[HWTS] = { hwts_rx_loop, queue0_loop, NULL },
-		[REFLECT] = { reflect_dpdk_loop, queue0_loop, NULL },
-		[GPU] = { NULL, gpu_dpdk_rx_loop, gpu_dpdk_traced_loop },
+		[PLAIN] = { dpdk_plain_burst, dpdk_traced_burst },
+		[HWTS] = { hwts_burst, NULL },
+		[REFLECT] = { reflect_dpdk_burst, NULL },
+		[GPU] = { gpu_dpdk_burst, gpu_dpdk_traced_burst },
 	};
 	int kind = c->gpu	   ? GPU
 		   : c->rx.reflect ? REFLECT
 		   : c->hw_stamps  ? HWTS
 				   : PLAIN;
 
-	*poll = table[kind].poll;
 	*plain = table[kind].plain;
 	return c->rx.trace ? table[kind].traced : table[kind].plain;
 }
@@ -186,6 +177,7 @@ static rx_loop_fn *choose_loop(const struct cfg *c, poll_fn **poll,
 /* EAL, then the ports and the queues; undone in reverse by the label. */
 static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 {
+	unsigned q;
 	int err;
 
 	eal_sweep_stale();
@@ -217,7 +209,9 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 	if (err)
 		goto out_cleanup_eal;
 	queues_setup(rx, c);
-	rx->rx_loop = choose_loop(c, &rx->poll, &rx->rx_plain);
+	rx->queues[0].on_burst = choose_loop(c, &rx->plain_burst);
+	for (q = 1; q < rx->nqueues; q++)
+		rx->queues[q].on_burst = rx->plain_burst;
 	if (c->rx.trace) {
 		dpdk_trace_setup(rx, c);
 		if (rx->gpu)
@@ -232,25 +226,34 @@ out_cleanup_eal:
 	return err;
 }
 
+/* The plain handler: parse and account every frame, free the burst. */
+void dpdk_plain_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
+{
+	struct pl_pkt p;
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		rx_parse(q, q->bufs[i], now, &p);
+	rte_pktmbuf_free_bulk(q->bufs, n);
+}
+
 /* 8< dpdk-rx-loop */
-/* Poll for a burst, parse, free; forever, whether or not anything came. */
+/*
+ * Poll for a burst and hand it to the run's handler; forever, whether or
+ * not anything came.
+ */
 void dpdk_rx_loop(struct dpdk_queue *q)
 {
 	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
-	uint64_t t, prev = rte_rdtsc(), now;
-	struct pl_pkt p;
-	uint16_t i, n;
+	uint64_t t, prev = rte_rdtsc();
+	uint16_t n;
 
 	for (;;) {
 		if (pl_run_done(&q->rx->run, q->stats))
 			break;
 		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
-		if (n) {
-			now = pl_now_ns();
-			for (i = 0; i < n; i++)
-				rx_parse(q, q->bufs[i], now, &p);
-			rte_pktmbuf_free_bulk(q->bufs, n);
-		}
+		if (n)
+			q->on_burst(q, n, pl_now_ns());
 		/* One TSC read per poll: busy if it returned packets. */
 		t = rte_rdtsc();
 		q->cycles[n != 0] += t - prev;
