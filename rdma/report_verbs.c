@@ -373,12 +373,10 @@ void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c)
 		hwstamp_verbs_table(f, rx);
 }
 
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
+/* The receive loop, as pl_rx_measure() runs it. */
 static void verbs_loop(void *arg)
 {
-	struct verbs_rx *rx = arg;
-
-	rx->rx_loop(rx);
+	verbs_rx_loop(arg);
 }
 
 /* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
@@ -386,7 +384,7 @@ static void verbs_queue_loop(void *arg, unsigned q)
 {
 	struct verbs_rx *rxq = arg;
 
-	rxq[q].rx_loop(&rxq[q]);
+	verbs_rx_loop(&rxq[q]);
 }
 
 /* The CQs drained and rxe's counters read, the moment the loop ends. */
@@ -468,6 +466,8 @@ static int verbs_accept_sender(void *arg)
 		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
 				   send_depth(&rxq[q]), rxq[q].depth,
 				   before_accept, &rxq[q]);
+	if (!err && rxq->cfg->rx.trace)
+		verbs_trace_qp(rxq, "QP after the accept");
 	return err;
 }
 

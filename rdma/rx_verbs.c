@@ -61,33 +61,38 @@ static inline bool rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
 	       (p.flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
 }
 
-/* The loops below, for choose_loop(). */
-static void event_loop(struct verbs_rx *rx);
+/* The idle step below, for choose_loop(). */
+static void event_wait(struct verbs_rx *rx);
 
 /*
- * The loop of each kind of run, chosen once at setup, so that no loop
- * tests an option per message: plain, and the traced one that steps
- * through the first --trace N messages and then runs the plain one
- * (*plain). check_cfg() refuses the kinds that have no traced loop.
+ * The handlers of each kind of run, chosen once at setup, so that no loop
+ * tests an option per message: one for a burst, plain, and the traced one
+ * that steps through the first --trace N messages and then hands over to
+ * the plain one; one for an empty CQ (--cq event: arm it, sleep), else
+ * none: spin. --hw-stamps polls the extended CQ. check_cfg() refuses the
+ * kinds that have no traced handler.
  */
-static rx_loop_fn *choose_loop(const struct rx_cfg *c, rx_loop_fn **plain)
+static void choose_loop(const struct rx_cfg *c, struct verbs_rx *rx)
 {
 	enum { POLL, EVENT, HWSTAMP, GPU };
 	static const struct {
-		rx_loop_fn *plain, *traced;
+		burst_fn *plain, *traced;
+		idle_fn *idle;
 	} table[] = {
-		[POLL] = { verbs_rx_loop, verbs_traced_loop },
-		[EVENT] = { event_loop, NULL },
-		[HWSTAMP] = { hwstamp_verbs_loop, NULL },
-		[GPU] = { gpu_verbs_poll_loop, gpu_verbs_traced_loop },
+		[POLL] = { verbs_plain_burst, verbs_traced_burst, NULL },
+		[EVENT] = { verbs_plain_burst, NULL, event_wait },
+		[HWSTAMP] = { hwstamp_verbs_burst, NULL, NULL },
+		[GPU] = { gpu_verbs_burst, gpu_verbs_traced_burst, NULL },
 	};
 	int kind = c->hw_stamps		  ? HWSTAMP
 		   : c->gpu		  ? GPU
 		   : c->cq == RX_CQ_EVENT ? EVENT
 					  : POLL;
 
-	*plain = table[kind].plain;
-	return c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->plain_burst = table[kind].plain;
+	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->on_idle = table[kind].idle;
+	rx->stamped_cq = kind == HWSTAMP;
 }
 
 /*
@@ -129,7 +134,7 @@ static int verbs_open(struct verbs_rx *rx, const struct rx_cfg *c)
 		if (err)
 			goto out_close;
 	}
-	rx->rx_loop = choose_loop(c, &rx->rx_plain);
+	choose_loop(c, rx);
 	if (c->rx.trace) {
 		verbs_trace_setup(rx);
 		if (rx->gpu)
@@ -187,10 +192,11 @@ static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
 }
 
 /* 8< verbs-rx-burst */
-/* Account a burst of completions, then give their buffers back. */
-static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
+/* The plain handler: account a burst of completions, then give their
+ * buffers back. */
+void verbs_plain_burst(struct verbs_rx *rx, int n, uint64_t now)
 {
-	uint64_t now = pl_now_ns();
+	const struct ibv_wc *wc = rx->wc;
 	uint32_t slot[VERBS_MAX_BATCH];
 	unsigned sends = 0;
 	uint32_t len;
@@ -229,62 +235,60 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 /* >8 verbs-rx-burst */
 
 /* 8< verbs-poll-loop */
-/* Busy-poll the CQ from user space: no system call, no sleep. */
+/*
+ * Poll the CQ from user space (no system call) and hand each burst to the
+ * run's handler; when it is empty, spin, or the idle step (--cq event).
+ * --hw-stamps reads the extended CQ instead, whose completions carry the
+ * stamp that struct ibv_wc has no room for.
+ */
 void verbs_rx_loop(struct verbs_rx *rx)
 {
 	int n;
 
 	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
+		n = rx->stamped_cq
+			    ? hwstamp_verbs_poll(rx)
+			    : ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;
-		if (n <= 0) {
-			rx->empty++;
+		if (n > 0) {
+			rx->on_burst(rx, n, pl_now_ns());
 			continue;
 		}
-		rx_burst(rx, rx->wc, n);
+		rx->empty++;
+		if (rx->on_idle)
+			rx->on_idle(rx);
 	}
 }
 /* >8 verbs-poll-loop */
 
 /* 8< verbs-event-loop */
 /*
- * Poll while there is work; when the CQ runs dry, arm it, poll once more
- * (a completion may have come in between), then sleep on the channel.
+ * --cq event, the CQ empty: arm it and poll once more (a completion may
+ * have come in between), then sleep on the channel.
  */
-static void event_loop(struct verbs_rx *rx)
+static void event_wait(struct verbs_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->ep.ch->fd, .events = POLLIN };
 	struct ibv_cq *cq;
 	void *cq_ctx;
-	bool armed = false;
-	int n;
 
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
-		rx->polls++;
-		if (n > 0) {
-			rx_burst(rx, rx->wc, n);
-			continue;
-		}
-		rx->empty++;
-		if (!armed) {
-			ibv_req_notify_cq(rx->ep.cq, 0);
-			rx->arms++;
-			armed = true;
-			continue;
-		}
-		rx->waits++; /* poll(): sleep until the channel fd is ready */
-		if (poll(&pfd, 1, WAIT_MS) <= 0)
-			continue; /* a timeout, or a signal at the end */
-		rx->reads++;	  /* ibv_get_cq_event(): read() on the fd */
-		if (ibv_get_cq_event(rx->ep.ch, &cq, &cq_ctx))
-			continue;
-		rx->events++;
-		armed = false;
-		if (++rx->unacked == ACK_EVERY) {
-			ibv_ack_cq_events(cq, rx->unacked);
-			rx->unacked = 0;
-		}
+	if (!rx->armed) {
+		ibv_req_notify_cq(rx->ep.cq, 0);
+		rx->arms++;
+		rx->armed = true;
+		return;
+	}
+	rx->waits++; /* poll(): sleep until the channel fd is ready */
+	if (poll(&pfd, 1, WAIT_MS) <= 0)
+		return; /* a timeout, or a signal at the end */
+	rx->reads++;	/* ibv_get_cq_event(): read() on the fd */
+	if (ibv_get_cq_event(rx->ep.ch, &cq, &cq_ctx))
+		return;
+	rx->events++;
+	rx->armed = false;
+	if (++rx->unacked == ACK_EVERY) {
+		ibv_ack_cq_events(cq, rx->unacked);
+		rx->unacked = 0;
 	}
 }
 /* >8 verbs-event-loop */

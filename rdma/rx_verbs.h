@@ -43,8 +43,16 @@ int verbs_options(int argc, char **argv, struct rx_cfg *c);
 struct gpu_verbs;
 struct verbs_rx;
 
-/* A receive loop: runs until pl_run_done(). */
-typedef void rx_loop_fn(struct verbs_rx *rx);
+/*
+ * A burst handler: the n completions one poll returned (wc[0..n-1]),
+ * handed over at now; it reposts their buffers. The loop calls the one
+ * choose_loop() picked once per burst; the per-message step is inline in
+ * it.
+ */
+typedef void burst_fn(struct verbs_rx *rx, int n, uint64_t now);
+
+/* What the loop does when the CQ is empty (--cq event: arm, sleep). */
+typedef void idle_fn(struct verbs_rx *rx);
 
 /*
  * --hw-stamps (hwstamp_verbs.c): the receive CQ's completion stamps,
@@ -108,14 +116,19 @@ struct verbs_rx {
 	uint64_t leftover, after_end, ud_dropped; /* after the run */
 	struct pl_sysctr before, after;
 	struct verbs_hwctr hw_before, hw_after;
-	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
-	rx_loop_fn *rx_plain; /* after the traced part */
+	bool stamped_cq;       /* --hw-stamps: poll the extended CQ */
+	burst_fn *on_burst;    /* chosen at setup (choose_loop()) */
+	burst_fn *plain_burst; /* after the traced part */
+	idle_fn *on_idle;      /* NULL: spin */
+	bool armed;	       /* --cq event: the CQ is armed */
 	struct pl_trace trace;
+	uint32_t traced;    /* --trace: messages traced so far */
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct ibv_recv_wr wr[VERBS_MAX_BATCH];
 	struct ibv_sge sge[VERBS_MAX_BATCH];
 	struct ibv_wc wc[VERBS_MAX_BATCH];
+	uint64_t stamp[VERBS_MAX_BATCH]; /* --hw-stamps: wc[i]'s, in ns */
 	struct ibv_send_wr swr[VERBS_MAX_BATCH]; /* --reflect */
 	struct ibv_sge ssge[VERBS_MAX_BATCH];
 };
@@ -215,19 +228,24 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 }
 /* >8 verbs-post-recv */
 
-/* rx_verbs.c: busy-poll the CQ from user space. */
-rx_loop_fn verbs_rx_loop;
+/* rx_verbs.c: poll the CQ from user space, each burst to the handler. */
+void verbs_rx_loop(struct verbs_rx *rx);
 
-/* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
-rx_loop_fn verbs_traced_loop;
+/* rx_verbs.c: the plain handler: account, reflect, repost. */
+burst_fn verbs_plain_burst;
 
-/* One burst of n completions in a traced loop: trace them while *unit <
+/* trace_verbs.c: the traced handler, --trace N messages, then plain. */
+burst_fn verbs_traced_burst;
+
+/* One burst of n completions in a traced handler: trace them while *unit <
  * trace.units, repost their buffers; non-zero ends the run. */
-typedef int verbs_trace_burst_fn(struct verbs_rx *rx, int n, uint32_t *unit);
+typedef int verbs_trace_burst_fn(struct verbs_rx *rx, int n, uint64_t now,
+				 uint32_t *unit);
 
-/* Poll with burst_fn until --trace N messages are traced, then rx_plain:
- * the traced loops of the CPU and the GPU variant (trace_verbs.c). */
-void verbs_trace_loop(struct verbs_rx *rx, verbs_trace_burst_fn *burst_fn);
+/* A burst through fn; once --trace N messages are traced, the plain
+ * handler: the traced handlers of the CPU and the GPU variant. */
+void verbs_trace_step(struct verbs_rx *rx, int n, uint64_t now,
+		      verbs_trace_burst_fn *fn);
 
 /* trace_verbs.c: device, PD, CQ, MR (and QP with --oob) as setup events. */
 void verbs_trace_setup(struct verbs_rx *rx);
@@ -248,8 +266,8 @@ int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c);
 /* gpu_verbs.c: with --trace, record the registered device memory. */
 void gpu_verbs_trace(struct verbs_rx *rx);
 
-/* gpu_verbs.c: the GPU variant's loops, plain and traced. */
-rx_loop_fn gpu_verbs_poll_loop, gpu_verbs_traced_loop;
+/* gpu_verbs.c: the GPU variant's handlers, plain and traced. */
+burst_fn gpu_verbs_burst, gpu_verbs_traced_burst;
 
 /* gpu_verbs.c: undo gpu_verbs_setup(), once the MR is gone. */
 void gpu_verbs_teardown(struct verbs_rx *rx);
@@ -288,8 +306,14 @@ void reflect_teardown(struct verbs_rx *rx);
  */
 int hwstamp_verbs_setup(struct verbs_rx *rx);
 
-/* hwstamp_verbs.c: the busy-polling loop over the extended CQ. */
-rx_loop_fn hwstamp_verbs_loop;
+/*
+ * hwstamp_verbs.c: poll the extended CQ, up to --batch completions into
+ * rx->wc[] and their stamps into rx->stamp[]; how many.
+ */
+int hwstamp_verbs_poll(struct verbs_rx *rx);
+
+/* hwstamp_verbs.c: the handler that splits each latency at its stamp. */
+burst_fn hwstamp_verbs_burst;
 
 /* hwstamp_verbs.c: the "hw_stamps" object of the verbs JSON. */
 void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
