@@ -216,7 +216,7 @@ static int gpu_xsk_open(struct xsk_rx *rx, struct gpu_xsk *gx)
 }
 /* >8 gpu-xsk-setup */
 
-int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+int gpu_xsk_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	const struct pl_gpu_where at = { .pci = c->gpu_pci,
 					 .nic = c->rx.iface };

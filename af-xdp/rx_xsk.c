@@ -88,8 +88,9 @@ void xdp_sync_stats(struct xsk_rx *rx)
  * XDP alone: nothing reaches user space; watch the program's counters.
  * A loop of its own: there is no socket, no ring, nothing to receive.
  */
-void xdp_watch_loop(struct xsk_rx *rx)
+void xdp_watch_loop(void *arg)
 {
+	struct xsk_rx *rx = arg;
 	const struct timespec tick = { .tv_nsec = 1000000 };
 
 	while (!pl_run_done(rx->run, &rx->stats)) {
@@ -107,7 +108,7 @@ void xdp_watch_loop(struct xsk_rx *rx)
  * XDP alone has none: it traces in the program, its loop watches. Where
  * check_cfg() refuses a kind with --trace, it has no traced handler.
  */
-static void choose_loop(const struct xsk_cfg *c, struct xsk_rx *rx)
+static void choose_loop(const struct cfg *c, struct xsk_rx *rx)
 {
 	enum { BUSY, POLL, REFLECT, GPU_BUSY, GPU_POLL };
 	static const struct {
@@ -149,7 +150,7 @@ static void choose_loop(const struct xsk_cfg *c, struct xsk_rx *rx)
  * without a copy); a receiver moves none. The cost: --frames per queue.
  */
 static int queue_socket_setup(struct xsk_rx *rxq, unsigned q,
-			      const struct xsk_cfg *c)
+			      const struct cfg *c)
 {
 	struct xsk_rx *rx = &rxq[q];
 	int err;
@@ -184,7 +185,7 @@ static void queue_socket_teardown(struct xsk_rx *rxq, unsigned q)
 }
 
 /* Every queue's socket; on failure *where is the RX queue that failed. */
-static int sockets_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
+static int sockets_setup(struct xsk_rx *rxq, const struct cfg *c,
 			 unsigned *where)
 {
 	unsigned q, n = pl_rx_queues(&c->rx);
@@ -203,7 +204,7 @@ static int sockets_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 }
 
 /* Undo sockets_setup(), the last queue first. */
-static void sockets_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
+static void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c)
 {
 	unsigned q;
 
@@ -211,12 +212,32 @@ static void sockets_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
 		queue_socket_teardown(rxq, q);
 }
 
+/* The window the run is measured in: the loop over every queue. */
+static void xsk_window(struct xsk_rx *rxq, const struct cfg *c,
+		       struct pl_rx_window *w)
+{
+	unsigned q;
+
+	w->rx_loop = rxq[0].xsk ? xsk_rx_loop : xdp_watch_loop;
+	w->queues = rxq;
+	w->stride = sizeof(*rxq);
+	w->after_loop = rxq[0].xsk ? xsk_after_loop : NULL;
+	w->arg = rxq;
+	w->ifname = c->rx.iface;
+	for (q = 0; q < pl_rx_queues(&c->rx); q++)
+		w->queue_stats[q] = &rxq[q].stats;
+	/* Time the turns of the spinning loops (not poll(), not XDP alone) */
+	rxq[0].run->polls =
+		c->loop != LOOP_POLL && c->action == PL_XDP_REDIRECT;
+}
+
 /*
  * Set up the program and, for redirect, a socket per queue; choose the
- * loops. On failure *where is the RX queue it concerns.
+ * handlers; describe the window. On failure *where is the RX queue it
+ * concerns.
  */
-static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
-		     unsigned *where)
+static int xsk_setup(struct xsk_rx *rxq, const struct cfg *c, unsigned *where,
+		     struct pl_rx_window *w)
 {
 	struct xsk_rx *rx = &rxq[0];
 	unsigned q;
@@ -231,6 +252,8 @@ static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 		/* The program traces (--trace); we read it after the run. */
 		if (!err && c->rx.trace)
 			xdp_trace_setup(rx, c);
+		if (!err)
+			xsk_window(rxq, c, w);
 		return err;
 	}
 	err = sockets_setup(rxq, c, where);
@@ -245,8 +268,10 @@ static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
 	if (c->gpu && (err = gpu_xsk_setup(rx, c))) {
 		sockets_teardown(rxq, c);
 		xdp_prog_teardown(rx);
+		return err;
 	}
-	return err;
+	xsk_window(rxq, c, w);
+	return 0;
 }
 
 /* 8< xsk-busy-loop */
@@ -256,8 +281,9 @@ static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
  * asks (need_wakeup) or when that drives the receive (--busy-poll), or
  * sleep in poll() (--loop poll).
  */
-void xsk_rx_loop(struct xsk_rx *rx)
+void xsk_rx_loop(void *arg)
 {
+	struct xsk_rx *rx = arg;
 	uint32_t idx_rx, n;
 
 	while (!pl_run_done(rx->run, &rx->stats)) {
@@ -273,7 +299,7 @@ void xsk_rx_loop(struct xsk_rx *rx)
 /* >8 xsk-busy-loop */
 
 /* Undo xsk_setup(): the sockets leave the map before the program goes. */
-static void xsk_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
+static void xsk_teardown(struct xsk_rx *rxq, const struct cfg *c)
 {
 	struct xsk_rx *rx = &rxq[0];
 
@@ -286,7 +312,7 @@ static void xsk_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
 }
 
 /* Say why setup failed in the words a student needs; the exit code. */
-static int setup_error(const struct xsk_cfg *c, unsigned queue, int err)
+static int setup_error(const struct cfg *c, unsigned queue, int err)
 {
 	if (err == -EOPNOTSUPP && c->bind == BIND_ZEROCOPY) {
 		fprintf(stderr,
@@ -313,10 +339,11 @@ static int setup_error(const struct xsk_cfg *c, unsigned queue, int err)
 
 int main(int argc, char **argv)
 {
-	struct xsk_cfg c;
+	struct cfg c;
 	static struct xsk_rx rxq[PL_MAX_QUEUES];
 	static struct pl_rx_stats total;
 	static struct pl_run run;
+	static struct pl_rx_window w;
 	struct xsk_rx *rx = &rxq[0];
 	unsigned where;
 	int err;
@@ -330,10 +357,12 @@ int main(int argc, char **argv)
 	if (pl_rx_begin("pathlab-rx-xsk", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
 	pl_stats_init(&total);
-	err = xsk_setup(rxq, &c, &where);
+	err = xsk_setup(rxq, &c, &where, &w);
 	if (err)
 		return setup_error(&c, where, err);
-	err = xsk_report(rxq, &c, &total);
+	err = pl_rx_measure(&c.rx, &run, &w);
+	if (!err)
+		err = xsk_report(rxq, &c, &w, &total);
 	xsk_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);

@@ -28,7 +28,7 @@ enum { BIND_COPY, BIND_ZEROCOPY, BIND_AUTO };
 enum { LOOP_BUSY, LOOP_POLL };
 enum { GPU_XSK_MAPPED, GPU_XSK_COPY };
 
-struct xsk_cfg {
+struct cfg {
 	struct pl_rx_opts rx; /* the options every receiver takes */
 	unsigned port, frames, frame_size, headroom, ring, batch, queue;
 	int action; /* enum pl_xdp_action */
@@ -43,7 +43,7 @@ struct xsk_cfg {
  * opts_xsk.c: the command line into c, its defaults first, checked: -1
  * to go on, or the exit code (0 after --help, 2 after a bad option).
  */
-int xsk_options(int argc, char **argv, struct xsk_cfg *c);
+int xsk_options(int argc, char **argv, struct cfg *c);
 
 /* What the XDP program counted, summed over CPUs. */
 struct xdp_totals {
@@ -73,7 +73,7 @@ extern const char *const xsk_actions[],
 	*const xsk_attaches[], *const xsk_binds[], *const xsk_loops[];
 
 struct xsk_rx {
-	const struct xsk_cfg *cfg;
+	const struct cfg *cfg;
 	struct pathlab *skel;
 	int ifindex;
 	int link_fd; /* the bpf_link: closing it detaches the program */
@@ -166,7 +166,7 @@ static inline void xsk_kick_rx(struct xsk_rx *rx)
 /* >8 xsk-kick */
 
 /* Load our program with the action and port set, attach it; 0/-errno. */
-int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+int xdp_prog_setup(struct xsk_rx *rx, const struct cfg *c);
 
 /* Detach and unload the program. */
 void xdp_prog_teardown(struct xsk_rx *rx);
@@ -175,7 +175,7 @@ void xdp_prog_teardown(struct xsk_rx *rx);
  * UMEM, fill ring, socket on RX queue rx->queue (with a TX ring for
  * --reflect), entry in our xsks map at that queue; 0/-errno.
  */
-int xsk_socket_open(struct xsk_rx *rx, const struct xsk_cfg *c);
+int xsk_socket_open(struct xsk_rx *rx, const struct cfg *c);
 
 /* The RX queues the interface has now (ethtool -l), or -errno. */
 int xsk_link_rx_queues(const char *ifname);
@@ -193,10 +193,16 @@ int xdp_read_lab(struct xsk_rx *rx);
 int xdp_read_totals(struct xsk_rx *rx);
 
 /* The receive loop (rx_xsk.c): a burst off the RX ring to the handler. */
-void xsk_rx_loop(struct xsk_rx *rx);
+void xsk_rx_loop(void *arg);
 
 /* XDP alone (rx_xsk.c): no socket; watch the program's counters. */
-void xdp_watch_loop(struct xsk_rx *rx);
+void xdp_watch_loop(void *arg);
+
+/*
+ * The moment the loops end (xsk_setup.c), arg the queues: send what waits
+ * on a TX ring, read every socket's XDP_STATISTICS.
+ */
+void xsk_after_loop(void *arg);
 
 /* The idle steps (rx_xsk.c): sleep in poll() (--loop poll). */
 idle_fn xsk_poll_wait;
@@ -224,10 +230,10 @@ struct pl_json;
 void tx_json(struct pl_json *j, const struct xsk_rx *rx);
 
 /* Record the one-time setup of the program and the socket as events. */
-void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+void xsk_trace_setup(struct xsk_rx *rx, const struct cfg *c);
 
 /* Record the program's load and attach (--action drop|pass --trace N). */
-void xdp_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+void xdp_trace_setup(struct xsk_rx *rx, const struct cfg *c);
 
 /*
  * After the run: read the program's trace records (its ring buffer) into
@@ -241,7 +247,7 @@ struct pl_report;
 extern const char *const gpu_xsk_modes[];
 
 /* The GPU variant (gpu_xsk.c): UMEM registration and loops; 0/-errno. */
-int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+int gpu_xsk_setup(struct xsk_rx *rx, const struct cfg *c);
 
 /* Undo gpu_xsk_setup(), before the UMEM goes. */
 void gpu_xsk_teardown(struct xsk_rx *rx);
@@ -256,10 +262,10 @@ burst_fn gpu_xsk_burst, gpu_xsk_traced_burst;
 void reflect_report(const struct xsk_rx *rx, struct pl_report *r);
 
 /*
- * report_xsk.c: run the loop (or every queue's) between two snapshots of
- * the counters, then write the run's report; 0 or -errno.
+ * report_xsk.c: write the report of the run measured in w (the loop of
+ * every queue of rxq); 0 or -errno.
  */
-int xsk_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
-	       struct pl_rx_stats *total);
+int xsk_report(struct xsk_rx *rxq, const struct cfg *c,
+	       const struct pl_rx_window *w, struct pl_rx_stats *total);
 
 #endif

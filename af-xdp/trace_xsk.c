@@ -43,7 +43,7 @@ static uint32_t obj_id(int fd)
 }
 
 /* The program's load (with its trace limit) and attach, as setup events. */
-static void prog_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+static void prog_trace_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	struct pl_trace *t = &rx->trace;
 	int prog_fd = bpf_program__fd(rx->skel->progs.pathlab_xdp);
@@ -57,13 +57,13 @@ static void prog_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 }
 
 /* XDP alone (--action drop|pass): the program's setup is all there is. */
-void xdp_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+void xdp_trace_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	prog_trace_setup(rx, c);
 }
 
 /* The program, the UMEM, the rings and the socket, as setup events. */
-void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+void xsk_trace_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	struct pl_trace *t = &rx->trace;
 	int map_fd = bpf_map__fd(rx->skel->maps.xsks);

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 /* 8< xdp-prog-setup */
-int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+int xdp_prog_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts,
 		    .flags = c->attach == ATTACH_SKB ? XDP_FLAGS_SKB_MODE
@@ -72,7 +72,7 @@ void xdp_prog_teardown(struct xsk_rx *rx)
 
 /* 8< umem-create */
 /* Register the UMEM and create its fill and completion rings. */
-static int umem_create(struct xsk_rx *rx, const struct xsk_cfg *c)
+static int umem_create(struct xsk_rx *rx, const struct cfg *c)
 {
 	const struct xsk_umem_config ucfg = {
 		/* Room for every frame: refilling can never fall short. */
@@ -92,8 +92,7 @@ static int umem_create(struct xsk_rx *rx, const struct xsk_cfg *c)
  * A UMEM and a socket on the queue, zero-copy or copy: an RX ring, and a
  * TX ring of the same size only with --reflect (a receiver sends nothing).
  */
-static int socket_create(struct xsk_rx *rx, const struct xsk_cfg *c,
-			 bool zerocopy)
+static int socket_create(struct xsk_rx *rx, const struct cfg *c, bool zerocopy)
 {
 	const struct xsk_socket_config scfg = {
 		.rx_size = c->ring,
@@ -158,7 +157,7 @@ static int busy_poll_setup(int fd, unsigned budget)
 /* >8 xsk-busy-poll */
 
 /* Bind as asked: copy, zero-copy, or zero-copy with a fallback to copy. */
-static int socket_bind(struct xsk_rx *rx, const struct xsk_cfg *c)
+static int socket_bind(struct xsk_rx *rx, const struct cfg *c)
 {
 	int err;
 
@@ -171,7 +170,7 @@ static int socket_bind(struct xsk_rx *rx, const struct xsk_cfg *c)
 	return err;
 }
 
-int xsk_socket_open(struct xsk_rx *rx, const struct xsk_cfg *c)
+int xsk_socket_open(struct xsk_rx *rx, const struct cfg *c)
 {
 	int map_fd = bpf_map__fd(rx->skel->maps.xsks);
 	int err;
@@ -320,4 +319,20 @@ int xdp_read_totals(struct xsk_rx *rx)
 		t->end_count += err ? 0 : v; /* v is unset on failure */
 	}
 	return err ? err : xdp_read_lab(rx);
+}
+
+/*
+ * The moment the loops end: send the reflections still on a TX ring, then
+ * read every socket's XDP_STATISTICS.
+ */
+void xsk_after_loop(void *arg)
+{
+	struct xsk_rx *rxq = arg;
+	unsigned q, n = pl_rx_queues(&rxq[0].cfg->rx);
+
+	for (q = 0; q < n; q++) {
+		if (rxq[q].cfg->rx.reflect)
+			tx_flush(&rxq[q]);
+		xsk_read_stats(&rxq[q], &rxq[q].xs);
+	}
 }

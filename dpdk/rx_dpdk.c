@@ -43,110 +43,6 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
-/* The run's mode: the vdev kind, or the PMD's name on a real NIC. */
-static const char *port_mode(const char *driver)
-{
-	if (!strcmp(driver, "net_af_packet"))
-		return "af_packet";
-	if (!strcmp(driver, "net_af_xdp"))
-		return "af_xdp";
-	return driver;
-}
-
-/*
- * What each queue polls and where: queue q on lcore q of the EAL's list
- * (queue 0 on the main lcore, this thread; the others on the workers, in
- * order), polling RX queue q of the one port, or queue 0 of port q when
- * every queue is a port of its own. check_lcores() said there are enough.
- */
-static void queues_setup(struct dpdk_rx *rx, const struct cfg *c)
-{
-	unsigned n = pl_rx_queues(&c->rx), q = 1, lcore;
-	struct dpdk_queue *dq;
-
-	rx->queues[0].lcore = rte_get_main_lcore();
-	RTE_LCORE_FOREACH_WORKER(lcore)
-	{
-		if (q < n)
-			rx->queues[q++].lcore = lcore;
-	}
-	for (q = 0; q < n; q++) {
-		dq = &rx->queues[q];
-		dq->rx = rx;
-		dq->port = run_port(rx, rx->nports > 1 ? q : 0)->id;
-		dq->queue = (uint16_t)(rx->nports > 1 ? 0 : q);
-		dq->burst = (uint16_t)rx->burst;
-		dq->stats = q ? &dq->own : &rx->stats;
-		if (q)
-			pl_stats_init(&dq->own);
-	}
-	rx->nqueues = n;
-}
-
-/* Undo queues_setup(): the queues' own stats. */
-static void queues_teardown(struct dpdk_rx *rx)
-{
-	unsigned q;
-
-	for (q = 1; q < rx->nqueues; q++)
-		pl_stats_free(&rx->queues[q].own);
-	rx->nqueues = 0;
-}
-
-/* One lcore per queue, or a one-line error and -EINVAL. */
-static int check_lcores(const struct cfg *c)
-{
-	unsigned n = pl_rx_queues(&c->rx);
-
-	if (rte_lcore_count() >= n)
-		return 0;
-	fprintf(stderr,
-		"pathlab-rx-dpdk: --queues %u needs %u lcores, one per "
-		"queue (EAL -l or --lcores); the EAL has %u\n",
-		n, n, rte_lcore_count());
-	return -EINVAL;
-}
-
-/* Say why the ports did not come up, in one line. */
-static void ports_error(const struct dpdk_rx *rx, const struct cfg *c, int err)
-{
-	if (err == -ENODEV)
-		fprintf(stderr,
-			"pathlab-rx-dpdk: no port: the device did not probe "
-			"(is %s%s in this network namespace?)\n",
-			c->rx.iface ? "interface " : "PCI device ",
-			c->rx.iface ? c->rx.iface
-			: c->pci    ? c->pci
-				    : "?");
-	else if (err == -EXDEV)
-		fprintf(stderr,
-			"pathlab-rx-dpdk: --queues %u: the EAL has %u ports; "
-			"give one (with %u queues) or %u (one queue each)\n",
-			pl_rx_queues(&c->rx), rte_eth_dev_count_avail(),
-			pl_rx_queues(&c->rx), pl_rx_queues(&c->rx));
-	else if (err == -ERANGE)
-		fprintf(stderr,
-			"pathlab-rx-dpdk: --queues %u: port %u (%s) takes %u "
-			"queues at most (af_packet: its qpairs)\n",
-			pl_rx_queues(&c->rx), rx->port.id, rx->port.driver,
-			rx->port.max_queues);
-	else
-		fprintf(stderr,
-			"pathlab-rx-dpdk: port: %s (see the PMD's message "
-			"above; af_xdp wants --mbufs 8191 or more)\n",
-			strerror(-err));
-}
-
-/* Stop and close every port of the run, port 0 (the pool's owner) last. */
-static void ports_teardown(struct dpdk_rx *rx)
-{
-	unsigned i;
-
-	for (i = rx->nports; i-- > 0;)
-		port_teardown(run_port(rx, i));
-	rx->nports = 0;
-}
-
 /*
  * The burst handler of each kind of run, chosen once at setup, so that no
  * loop tests an option per frame: plain, and the traced one (queue 0's)
@@ -174,8 +70,12 @@ static burst_fn *choose_loop(const struct cfg *c, burst_fn **plain)
 	return c->rx.trace ? table[kind].traced : table[kind].plain;
 }
 
-/* EAL, then the ports and the queues; undone in reverse by the label. */
-static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
+/*
+ * EAL, then the ports and the queues, undone in reverse by the label; the
+ * window the run is measured in.
+ */
+static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c,
+		      struct pl_rx_window *w)
 {
 	unsigned q;
 	int err;
@@ -212,6 +112,19 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
 	rx->queues[0].on_burst = choose_loop(c, &rx->plain_burst);
 	for (q = 1; q < rx->nqueues; q++)
 		rx->queues[q].on_burst = rx->plain_burst;
+	*w = (struct pl_rx_window){
+		.rx_loop = dpdk_rx_loop,
+		.queues = rx->queues,
+		.stride = sizeof(rx->queues[0]),
+		.queue_launch = dpdk_queue_launch,
+		.queue_wait = dpdk_queue_wait,
+		.arg = rx,
+		.ifname = c->rx.iface,
+	};
+	for (q = 0; q < rx->nqueues; q++)
+		w->queue_stats[q] = rx->queues[q].stats;
+	ports_stats_reset(rx);
+	rx->run.polls = true; /* a poll-mode driver: time busy and idle turns */
 	if (c->rx.trace) {
 		dpdk_trace_setup(rx, c);
 		if (rx->gpu)
@@ -242,8 +155,9 @@ void dpdk_plain_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
  * Poll for a burst and hand it to the run's handler; forever, whether or
  * not anything came.
  */
-void dpdk_rx_loop(struct dpdk_queue *q)
+void dpdk_rx_loop(void *arg)
 {
+	struct dpdk_queue *q = arg;
 	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
 	uint64_t t, prev = rte_rdtsc();
 	uint16_t n;
@@ -278,6 +192,7 @@ int main(int argc, char **argv)
 {
 	struct cfg c;
 	static struct dpdk_rx rx;
+	static struct pl_rx_window w;
 	int err;
 
 	err = dpdk_options(argc, argv, &c, &rx.eal);
@@ -289,7 +204,7 @@ int main(int argc, char **argv)
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &rx.run, &rx.stats))
 		return PL_EXIT_USAGE;
-	err = dpdk_setup(&rx, &c);
+	err = dpdk_setup(&rx, &c, &w);
 	if (err && rx.hwts.refused) /* the port cannot: said so */
 		return PL_EXIT_SKIP;
 	if (err) /* bad arguments, or more queues than lcores or ports */
@@ -298,7 +213,9 @@ int main(int argc, char **argv)
 			       : PL_EXIT_FAIL;
 	rx.mode = port_mode(rx.port.driver);
 	pl_stats_init(&rx.total);
-	err = dpdk_report(&rx, &c);
+	err = pl_rx_measure(&c.rx, &rx.run, &w);
+	if (!err)
+		err = dpdk_report(&rx, &c, &w);
 	dpdk_teardown(&rx);
 	pl_stats_free(&rx.total);
 	return pl_rx_end(&rx.run, &rx.stats, err);

@@ -237,7 +237,7 @@ static inline enum pl_reason rx_parse(struct dpdk_queue *q,
 }
 
 /* The receive loop (rx_dpdk.c): poll queue q, each burst to its handler. */
-void dpdk_rx_loop(struct dpdk_queue *q);
+void dpdk_rx_loop(void *arg);
 
 /* The handlers: plain (rx_dpdk.c), --hw-stamps (hwstamp_dpdk.c),
  * --reflect (reflect_dpdk.c), traced (trace_dpdk.c: queue 0's first
@@ -290,10 +290,32 @@ void gpu_dpdk_report(struct dpdk_rx *rx, struct pl_report *r);
 burst_fn gpu_dpdk_burst, gpu_dpdk_traced_burst;
 
 /*
- * report_dpdk.c: run queue 0's loop here and the others' on their lcores
- * between two snapshots of the counters, then write the run's report;
- * 0 or -errno.
+ * dpdk_setup.c: the run's mode (the vdev kind, or the PMD's name); the
+ * queues (each on its lcore, polling its port and queue) and their
+ * teardown; one lcore per queue or a one-line error and -EINVAL; why the
+ * ports did not come up, in one line; every port stopped and closed.
  */
-int dpdk_report(struct dpdk_rx *rx, const struct cfg *c);
+const char *port_mode(const char *driver);
+void queues_setup(struct dpdk_rx *rx, const struct cfg *c);
+void queues_teardown(struct dpdk_rx *rx);
+int check_lcores(const struct cfg *c);
+void ports_error(const struct dpdk_rx *rx, const struct cfg *c, int err);
+void ports_teardown(struct dpdk_rx *rx);
+
+/*
+ * dpdk_setup.c: the run's other queues on their EAL worker lcores (the
+ * window's queue_launch and queue_wait, arg the receiver), and every
+ * port's counters reset before the run.
+ */
+int dpdk_queue_launch(void *arg, unsigned q, void *(*fn)(void *), void *targ);
+void dpdk_queue_wait(void *arg, unsigned q);
+void ports_stats_reset(struct dpdk_rx *rx);
+
+/*
+ * report_dpdk.c: write the report of the run measured in w (the loops of
+ * every queue); 0 or -errno.
+ */
+int dpdk_report(struct dpdk_rx *rx, const struct cfg *c,
+		const struct pl_rx_window *w);
 
 #endif

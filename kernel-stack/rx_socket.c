@@ -37,85 +37,13 @@
 #include <unistd.h>
 
 /*
- * Point every message of the batch at its buffer (and stamp space, and
- * with --reflect the space for its sender's address).
- */
-static void init_msgs(struct sock_rx *rx, bool stamps)
-{
-	unsigned i;
-
-	for (i = 0; i < rx->batch; i++) {
-		rx->iov[i] = (struct iovec){ rx->bufs[i], BUF_LEN };
-		rx->msgs[i].msg_hdr = (struct msghdr){
-			.msg_iov = &rx->iov[i],
-			.msg_iovlen = 1,
-			.msg_control = stamps ? rx->cmsg[i] : NULL,
-			.msg_controllen = stamps ? CMSG_LEN_TS : 0,
-			.msg_name = rx->peers ? &rx->peers[i] : NULL,
-			.msg_namelen = rx->peers ? sizeof(rx->peers[i]) : 0,
-		};
-	}
-}
-
-/* Ask for a receive buffer; root may exceed net.core.rmem_max. */
-static int set_rcvbuf(int fd, unsigned bytes, int *granted)
-{
-	socklen_t len = sizeof(*granted);
-	int v = (int)bytes;
-
-	if (bytes &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
-		return -errno;
-	return getsockopt(fd, SOL_SOCKET, SO_RCVBUF, granted, &len) ? -errno
-								    : 0;
-}
-
-/* 8< socket-reuseport */
-/*
- * Many queues: every queue's socket binds the same port with SO_REUSEPORT
- * and the kernel picks one socket per datagram, by a hash of its 4-tuple
- * (so one flow always reaches one socket, as a NIC's RSS picks one RX
- * queue), or, with --steer cpu, by a classic BPF program: the socket
- * whose number is the CPU that ran the receive softirq, modulo N, so a
- * datagram stays on the CPU that took it in.
- */
-static int steer_by_cpu(int fd, unsigned queues)
-{
-	struct sock_filter code[] = {
-		{ BPF_LD | BPF_W | BPF_ABS, 0, 0, SKF_AD_OFF + SKF_AD_CPU },
-		{ BPF_ALU | BPF_MOD | BPF_K, 0, 0, queues },
-		{ BPF_RET | BPF_A, 0, 0, 0 },
-	};
-	struct sock_fprog prog = { .len = 3, .filter = code };
-
-	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
-			  sizeof(prog))
-		       ? -errno
-		       : 0;
-}
-/* >8 socket-reuseport */
-
-/* Join the port's SO_REUSEPORT group when the run has many queues. */
-static int reuseport(int fd, const struct cfg *c)
-{
-	int on = 1;
-
-	if (pl_rx_queues(&c->rx) < 2)
-		return 0;
-	return setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on))
-		       ? -errno
-		       : 0;
-}
-
-/*
  * The burst handler of each kind of run, chosen once at setup, so that no
  * loop tests an option per datagram: plain, and the traced one that steps
  * through the first --trace N datagrams and then hands over to the plain
- * one (*plain). --mode recvfrom receives one datagram per call (*one).
- * check_cfg() refuses the kinds that have no traced handler.
+ * one. --mode recvfrom receives one datagram per call. check_cfg()
+ * refuses the kinds that have no traced handler.
  */
-static burst_fn *choose_loop(const struct cfg *c, burst_fn **plain, bool *one)
+static void choose_loop(const struct cfg *c, struct sock_rx *rx)
 {
 	enum { RECVMMSG, RECVFROM, STAMPED, REFLECT, GPU };
 	static const struct {
@@ -133,92 +61,18 @@ static burst_fn *choose_loop(const struct cfg *c, burst_fn **plain, bool *one)
 		   : c->stamps		      ? STAMPED
 					      : RECVMMSG;
 
-	*plain = table[kind].plain;
-	*one = kind == RECVFROM;
-	return c->rx.trace ? table[kind].traced : table[kind].plain;
-}
-
-/* One queue's socket, options, bind, buffers; undone by socket_close(). */
-static int socket_open(struct sock_rx *rx, const struct cfg *c)
-{
-	struct sockaddr_in addr = { .sin_family = AF_INET,
-				    .sin_port = htons(c->port) };
-	int on = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
-		 (c->hw_stamps ? HWSTAMP_SOF : 0);
-	int err;
-
-	if (inet_pton(AF_INET, c->bind, &addr.sin_addr) != 1)
-		return -EINVAL;
-	rx->batch = c->mode == MODE_RECVFROM ? 1 : c->batch;
-	rx->bufs = calloc(rx->batch, BUF_LEN);
-	rx->cmsg = calloc(rx->batch, CMSG_LEN_TS);
-	if (c->rx.reflect) {
-		rx->peers = calloc(rx->batch, sizeof(*rx->peers));
-		rx->out = calloc(rx->batch, sizeof(*rx->out));
-	}
-	if (!rx->bufs || !rx->cmsg ||
-	    (c->rx.reflect && (!rx->peers || !rx->out))) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-	rx->fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (rx->fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
-	err = set_rcvbuf(rx->fd, c->rcvbuf, &rx->rcvbuf);
-	if (!err)
-		err = reuseport(rx->fd, c);
-	if (!err && (c->stamps || c->rx.trace) &&
-	    setsockopt(rx->fd, SOL_SOCKET, SO_TIMESTAMPING, &on, sizeof(on)))
-		err = -errno;
-	if (!err && bind(rx->fd, (struct sockaddr *)&addr, sizeof(addr)))
-		err = -errno;
-	if (err)
-		goto out_close;
-	init_msgs(rx, c->stamps || c->rx.trace);
-	hwconv_init(&rx->hw, c->hw_stamps);
-	rx->realtime_off = pl_realtime_offset_ns();
-	/* MSG_TRUNC: the whole length, to tell a datagram cut short. */
-	rx->flags = MSG_TRUNC | (c->loop == LOOP_BUSY	    ? MSG_DONTWAIT
-				 : c->mode == MODE_RECVFROM ? 0
-							    : MSG_WAITFORONE);
-	rx->on_burst = choose_loop(c, &rx->plain_burst, &rx->one_per_call);
-	if (c->rx.trace)
-		socket_trace_setup(rx, c);
-	if (c->gpu && (err = gpu_socket_setup(rx, c)))
-		goto out_close;
-	return 0;
-
-out_close:
-	close(rx->fd);
-out_free:
-	free(rx->out);
-	free(rx->peers);
-	free(rx->cmsg);
-	free(rx->bufs);
-	return err;
-}
-
-/* Undo socket_open(). */
-static void socket_close(struct sock_rx *rx)
-{
-	if (rx->gpu)
-		gpu_socket_teardown(rx);
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	close(rx->fd);
-	free(rx->out);
-	free(rx->peers);
-	free(rx->cmsg);
-	free(rx->bufs);
+	rx->plain_burst = table[kind].plain;
+	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->one_per_call = kind == RECVFROM;
 }
 
 /*
  * Set up: queue 0's socket, then the other queues' sockets in the same
- * SO_REUSEPORT group; each with the loop its run needs. 0 or -errno.
+ * SO_REUSEPORT group; each with the handler its run needs; the window the
+ * run is measured in. 0 or -errno.
  */
 static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
-			const struct cfg *c)
+			const struct cfg *c, struct pl_rx_window *w)
 {
 	unsigned q, n = pl_rx_queues(&c->rx);
 	int err = 0;
@@ -230,13 +84,22 @@ static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 		err = socket_open(&rxq[q], c);
 		if (err)
 			break;
+		choose_loop(c, &rxq[q]);
 		if (q == 0 && n > 1 && c->steer == STEER_CPU)
 			err = steer_by_cpu(rxq[0].fd, n);
 	}
-	if (err)
+	if (err) {
 		while (q-- > 0)
 			socket_close(&rxq[q]);
-	return err;
+		return err;
+	}
+	w->rx_loop = socket_rx_loop;
+	w->queues = rxq;
+	w->stride = sizeof(*rxq);
+	w->ifname = c->rx.iface;
+	for (q = 0; q < n; q++)
+		w->queue_stats[q] = &rxq[q].stats;
+	return 0;
 }
 
 /* One datagram per system call (--mode recvfrom), as one message: 1/-1. */
@@ -267,8 +130,9 @@ void socket_plain_burst(struct sock_rx *rx, int n, uint64_t now)
  * datagram per call, the baseline recvmmsg() improves on) and hand it to
  * the run's handler; the kernel copies each payload to us.
  */
-void socket_rx_loop(struct sock_rx *rx)
+void socket_rx_loop(void *arg)
 {
+	struct sock_rx *rx = arg;
 	int n;
 
 	while (!pl_run_done(rx->run, &rx->stats)) {
@@ -302,6 +166,7 @@ int main(int argc, char **argv)
 	struct cfg c;
 	static struct sock_rx rxq[PL_MAX_QUEUES];
 	static struct pl_rx_stats total;
+	static struct pl_rx_window w;
 	struct sock_rx *rx = &rxq[0];
 	struct pl_run run;
 	int err;
@@ -316,13 +181,15 @@ int main(int argc, char **argv)
 	if (pl_rx_begin("pathlab-rx-socket", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
 	pl_stats_init(&total);
-	err = socket_setup(rxq, &run, &c);
+	err = socket_setup(rxq, &run, &c, &w);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-socket: %s:%u: %s\n", c.bind,
 			c.port, strerror(-err));
 		return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
 	}
-	err = socket_report(rxq, &c, &total);
+	err = pl_rx_measure(&c.rx, &run, &w);
+	if (!err)
+		err = socket_report(rxq, &c, &w, &total);
 	socket_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);

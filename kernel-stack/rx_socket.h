@@ -118,8 +118,21 @@ static inline enum pl_reason rx_one(struct sock_rx *rx, const void *buf,
 			     p, now);
 }
 
+/*
+ * socket_setup.c: one queue's socket, options, bind, buffers, 0 or
+ * -errno; undone by socket_close().
+ */
+int socket_open(struct sock_rx *rx, const struct cfg *c);
+void socket_close(struct sock_rx *rx);
+
+/*
+ * socket_setup.c, --steer cpu: the group's socket picked by the CPU that
+ * ran the receive softirq, modulo queues; 0 or -errno.
+ */
+int steer_by_cpu(int fd, unsigned queues);
+
 /* The receive loop (rx_socket.c): recvmmsg() a batch, or recvfrom() one. */
-void socket_rx_loop(struct sock_rx *rx);
+void socket_rx_loop(void *arg);
 
 /* The plain handler (rx_socket.c): every datagram parsed and accounted. */
 burst_fn socket_plain_burst;
@@ -151,10 +164,10 @@ void gpu_socket_report(struct sock_rx *rx, struct pl_report *r);
 burst_fn gpu_socket_burst, gpu_socket_traced_burst;
 
 /*
- * report_socket.c: run the loop (or every queue's) between two snapshots
- * of the counters, then write the run's report; 0 or -errno.
+ * report_socket.c: write the report of the run measured in w (the loop of
+ * every queue of rxq); 0 or -errno.
  */
 int socket_report(struct sock_rx *rxq, const struct cfg *c,
-		  struct pl_rx_stats *total);
+		  const struct pl_rx_window *w, struct pl_rx_stats *total);
 
 #endif

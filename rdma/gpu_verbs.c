@@ -276,7 +276,7 @@ static void gpu_verbs_json(struct pl_json *j, void *arg)
 }
 
 /* Refuse what cannot work, with the reason; the exit code, or 0. */
-static int gpu_verbs_check(struct verbs_rx *rx, const struct rx_cfg *c)
+static int gpu_verbs_check(struct verbs_rx *rx, const struct cfg *c)
 {
 	const char *name = ibv_get_device_name(rx->ep.ctx->device);
 
@@ -298,7 +298,7 @@ static int gpu_verbs_check(struct verbs_rx *rx, const struct rx_cfg *c)
 	return 0;
 }
 
-int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
+int gpu_verbs_setup(struct verbs_rx *rx, const struct cfg *c)
 {
 	struct gpu_verbs *gv;
 	struct pl_gpu_where at = { .pci = c->gpu_pci };

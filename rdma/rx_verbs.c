@@ -72,7 +72,7 @@ static void event_wait(struct verbs_rx *rx);
  * none: spin. --hw-stamps polls the extended CQ. check_cfg() refuses the
  * kinds that have no traced handler.
  */
-static void choose_loop(const struct rx_cfg *c, struct verbs_rx *rx)
+static void choose_loop(const struct cfg *c, struct verbs_rx *rx)
 {
 	enum { POLL, EVENT, HWSTAMP, GPU };
 	static const struct {
@@ -99,7 +99,7 @@ static void choose_loop(const struct rx_cfg *c, struct verbs_rx *rx)
  * One queue's device, CQ, registered ring; the QP too unless rdma_cm
  * makes it later. Undone by verbs_close().
  */
-static int verbs_open(struct verbs_rx *rx, const struct rx_cfg *c)
+static int verbs_open(struct verbs_rx *rx, const struct cfg *c)
 {
 	unsigned access = IBV_ACCESS_LOCAL_WRITE;
 	int err;
@@ -160,9 +160,63 @@ static void verbs_close(struct verbs_rx *rx)
 	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
 }
 
-/* Set up every queue's QP, CQ and ring; undone on failure. 0 or -errno. */
+/*
+ * The last step before the sender may use this QP: fill its receive queue
+ * (every slot of the ring, a batch per call). After the last queue's, take
+ * the run's "before" snapshots, so that the counters see every data packet
+ * and no connection message.
+ */
+static int before_accept(void *arg)
+{
+	struct verbs_rx *first;
+	struct verbs_rx *rx = arg;
+	uint32_t slot[VERBS_MAX_BATCH];
+	unsigned i, k, n;
+	int err = 0;
+
+	for (i = 0; i < rx->depth && !err; i += n) {
+		n = rx->depth - i < VERBS_MAX_BATCH ? rx->depth - i
+						    : VERBS_MAX_BATCH;
+		for (k = 0; k < n; k++)
+			slot[k] = i + k;
+		err = verbs_post(rx, slot, (int)n);
+	}
+	if (rx->cfg->rx.trace)
+		verbs_trace_posted(rx);
+	if (rx->queue + 1 < rx->nqueues)
+		return err;
+	first = &rx->queues[0];
+	verbs_hwctr_read(&first->ep.where, &first->hw_before);
+	pl_sysctr_read(&first->before, first->ifname);
+	return err;
+}
+
+/*
+ * Let the sender connect (once we said we are ready): every queue's QP in
+ * turn, each on its own port; the last one takes "before".
+ */
+static int verbs_accept_sender(void *arg)
+{
+	struct verbs_rx *rxq = arg;
+	unsigned q;
+	int err = 0;
+
+	for (q = 0; q < rxq->nqueues && !err; q++)
+		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
+				   send_depth(&rxq[q]), rxq[q].depth,
+				   before_accept, &rxq[q]);
+	if (!err && rxq->cfg->rx.trace)
+		verbs_trace_qp(rxq, "QP after the accept");
+	return err;
+}
+
+/*
+ * Set up every queue's QP, CQ and ring, undone on failure; the window the
+ * run is measured in, whose first step lets the sender connect. 0 or
+ * -errno.
+ */
 static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
-		       const struct rx_cfg *c)
+		       const struct cfg *c, struct pl_rx_window *w)
 {
 	unsigned q, n = verbs_queues(&c->v);
 	int err = 0;
@@ -179,16 +233,33 @@ static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
 		if (err)
 			break;
 	}
-	if (!err)
-		return 0;
-	if (q) /* verbs_open() undid its own part */
-		pl_stats_free(&rxq[q].stats);
-	while (q-- > 0) {
-		verbs_close(&rxq[q]);
-		if (q)
+	if (err) {
+		if (q) /* verbs_open() undid its own part */
 			pl_stats_free(&rxq[q].stats);
+		while (q-- > 0) {
+			verbs_close(&rxq[q]);
+			if (q)
+				pl_stats_free(&rxq[q].stats);
+		}
+		return err;
 	}
-	return err;
+	rxq->ifname = c->rx.iface ? c->rx.iface : rxq->ep.where.ifname;
+	*w = (struct pl_rx_window){
+		.rx_loop = verbs_rx_loop,
+		.queues = rxq,
+		.stride = sizeof(*rxq),
+		.open = verbs_accept_sender,
+		.after_loop = verbs_after_loop,
+		.arg = rxq,
+		.ifname = rxq->ifname,
+		.before = &rxq->before,
+		.after = &rxq->after,
+	};
+	for (q = 0; q < n; q++)
+		w->queue_stats[q] = &rxq[q].stats;
+	/* Time the turns of the loops that spin on ibv_poll_cq() */
+	run->polls = c->cq != RX_CQ_EVENT || rxq->gpu;
+	return 0;
 }
 
 /* 8< verbs-rx-burst */
@@ -241,8 +312,9 @@ void verbs_plain_burst(struct verbs_rx *rx, int n, uint64_t now)
  * --hw-stamps reads the extended CQ instead, whose completions carry the
  * stamp that struct ibv_wc has no room for.
  */
-void verbs_rx_loop(struct verbs_rx *rx)
+void verbs_rx_loop(void *arg)
 {
+	struct verbs_rx *rx = arg;
 	int n;
 
 	while (!pl_run_done(rx->run, &rx->stats)) {
@@ -307,9 +379,10 @@ static void verbs_teardown(struct verbs_rx *rxq)
 
 int main(int argc, char **argv)
 {
-	struct rx_cfg c;
+	struct cfg c;
 	static struct verbs_rx rxq[PL_MAX_QUEUES];
 	static struct pl_rx_stats total;
+	static struct pl_rx_window w;
 	struct verbs_rx *rx = &rxq[0];
 	struct pl_run run;
 	int err;
@@ -321,14 +394,16 @@ int main(int argc, char **argv)
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = verbs_setup(rxq, &run, &c);
+	err = verbs_setup(rxq, &run, &c, &w);
 	if (err) {
 		fprintf(stderr, "pathlab-rx-verbs: setup: %s\n",
 			strerror(-err));
 		return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
 	}
 	pl_stats_init(&total);
-	err = verbs_report(rx, &c, &total);
+	err = pl_rx_measure(&c.rx, &run, &w);
+	if (!err)
+		err = verbs_report(rx, &c, &w, &total);
 	verbs_teardown(rxq);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);

@@ -24,7 +24,7 @@
 
 enum { RX_CQ_POLL, RX_CQ_EVENT };
 
-struct rx_cfg {
+struct cfg {
 	struct pl_rx_opts rx; /* the options every receiver takes */
 	struct verbs_cfg v;
 	unsigned gid_index;
@@ -38,7 +38,7 @@ struct rx_cfg {
  * opts_verbs.c: the command line into c, its defaults first, checked: -1
  * to go on, or the exit code (0 after --help, 2 after a bad option).
  */
-int verbs_options(int argc, char **argv, struct rx_cfg *c);
+int verbs_options(int argc, char **argv, struct cfg *c);
 
 struct gpu_verbs;
 struct verbs_rx;
@@ -91,7 +91,7 @@ struct reflect_peer {
  * holds what is the run's: the snapshots and the report's figures.
  */
 struct verbs_rx {
-	const struct rx_cfg *cfg;
+	const struct cfg *cfg;
 	struct verbs_ep ep;
 	unsigned depth, batch, grh; /* grh: bytes before the payload */
 	bool write_imm;
@@ -229,7 +229,7 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 /* >8 verbs-post-recv */
 
 /* rx_verbs.c: poll the CQ from user space, each burst to the handler. */
-void verbs_rx_loop(struct verbs_rx *rx);
+void verbs_rx_loop(void *arg);
 
 /* rx_verbs.c: the plain handler: account, reflect, repost. */
 burst_fn verbs_plain_burst;
@@ -261,7 +261,7 @@ void verbs_trace_qp(struct verbs_rx *rx, const char *name);
  * refuses a CPU-copying device (exit 77), opens the GPU, places the ring
  * in device memory and chooses its loop; 0 or -errno.
  */
-int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c);
+int gpu_verbs_setup(struct verbs_rx *rx, const struct cfg *c);
 
 /* gpu_verbs.c: with --trace, record the registered device memory. */
 void gpu_verbs_trace(struct verbs_rx *rx);
@@ -322,18 +322,24 @@ void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
 void hwstamp_verbs_table(FILE *f, const struct verbs_rx *rx);
 
 /*
- * report_verbs.c: let the sender connect, run the loop (or every queue's)
- * between two snapshots of the counters, report; 0 or -errno.
+ * report_verbs.c: write the report of the run measured in w (the loop of
+ * every queue of rx); 0 or -errno.
  */
-int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
-		 struct pl_rx_stats *total);
+int verbs_report(struct verbs_rx *rx, const struct cfg *c,
+		 const struct pl_rx_window *w, struct pl_rx_stats *total);
+
+/*
+ * report_verbs.c: the moment the loops end (arg the queues): drain the
+ * CQs, then read rxe's counters.
+ */
+void verbs_after_loop(void *arg);
 
 /* report_verbs.c: its parts */
 const char *rx_env_label(const struct verbs_where *w);
 uint64_t rx_verbs_syscalls(const struct verbs_rx *rx);
 void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r);
 void rx_verbs_json(struct pl_json *j, void *arg);
-void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c);
+void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct cfg *c);
 
 /* Send queue room: one per buffer with --reflect, else none is used. */
 static inline unsigned send_depth(const struct verbs_rx *rx)
