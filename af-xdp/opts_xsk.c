@@ -8,6 +8,11 @@
 
 #include <stdio.h>
 
+const char *const xsk_actions[] = { "redirect", "drop", "pass", NULL };
+const char *const xsk_attaches[] = { "native", "skb", NULL };
+const char *const xsk_binds[] = { "copy", "zerocopy", "auto", NULL };
+const char *const xsk_loops[] = { "busy", "poll", NULL };
+
 static const char *const onoff[] = { "off", "on", NULL };
 
 /* The options that do not go together; a one-line error and false. */

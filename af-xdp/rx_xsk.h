@@ -68,7 +68,7 @@ typedef void burst_fn(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
 /* What the loop does when the RX ring is empty: spin, kick or sleep. */
 typedef void idle_fn(struct xsk_rx *rx);
 
-/* The choices of --action, --attach, --bind, --loop (rx_xsk.c). */
+/* The choices of --action, --attach, --bind, --loop (opts_xsk.c). */
 extern const char *const xsk_actions[],
 	*const xsk_attaches[], *const xsk_binds[], *const xsk_loops[];
 
@@ -183,6 +183,14 @@ int xsk_link_rx_queues(const char *ifname);
 /* Undo xsk_socket_open(). */
 void xsk_socket_close(struct xsk_rx *rx);
 
+/*
+ * Every queue's socket (xsk_setup.c), each on RX queue --queue + q, with
+ * the first queue's program; on failure rxq[0].queue is the RX queue that
+ * failed. 0 or -errno. Undone by sockets_teardown().
+ */
+int sockets_setup(struct xsk_rx *rxq, const struct cfg *c);
+void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c);
+
 /* Read the socket's XDP_STATISTICS into *st; 0/-errno. */
 int xsk_read_stats(const struct xsk_rx *rx, struct xdp_statistics *st);
 
@@ -195,7 +203,7 @@ int xdp_read_totals(struct xsk_rx *rx);
 /* The receive loop (rx_xsk.c): a burst off the RX ring to the handler. */
 void xsk_rx_loop(void *arg);
 
-/* XDP alone (rx_xsk.c): no socket; watch the program's counters. */
+/* XDP alone (xsk_setup.c): no socket; watch the program's counters. */
 void xdp_watch_loop(void *arg);
 
 /*
@@ -204,10 +212,13 @@ void xdp_watch_loop(void *arg);
  */
 void xsk_after_loop(void *arg);
 
+/* The plain handler (rx_xsk.c): parse in place, back to the fill ring. */
+burst_fn xsk_plain_burst;
+
 /* The idle steps (rx_xsk.c): sleep in poll() (--loop poll). */
 idle_fn xsk_poll_wait;
 
-/* XDP alone (rx_xsk.c): the program's lab counters into the run's stats. */
+/* XDP alone (xsk_setup.c): the program's lab counters into the stats. */
 void xdp_sync_stats(struct xsk_rx *rx);
 
 /* The traced handlers (trace_xsk.c): --trace N frames, then the plain. */

@@ -4,8 +4,11 @@
  * (loaded through its libbpf skeleton and attached with a bpf_link, so it
  * goes away with the process even after kill -9), the UMEM with its fill
  * and completion rings, the socket with its RX ring, and the entry that
- * puts the socket into the program's xsks map. Each setup returns 0 or
- * -errno and undoes itself on failure; each teardown mirrors its setup.
+ * puts the socket into the program's xsks map; a socket per queue of a run
+ * on many queues. Each setup returns 0 or -errno and undoes itself on
+ * failure; each teardown mirrors its setup. And the run's edges: what
+ * happens the moment the loops end, and XDP alone's watch loop (no socket,
+ * nothing to receive: it reads the program's counters).
  */
 #include "rx_xsk.h"
 #include "pathlab.skel.h"
@@ -21,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* 8< xdp-prog-setup */
@@ -336,3 +340,107 @@ void xsk_after_loop(void *arg)
 		xsk_read_stats(&rxq[q], &rxq[q].xs);
 	}
 }
+
+/* 8< xsk-queues */
+/*
+ * Queue q's socket, on RX queue --queue + q, in the xsks map at that index:
+ * the program redirects each frame by ctx->rx_queue_index, so a frame
+ * reaches the socket of the queue it arrived on. Each queue has a UMEM of
+ * its own, not one UMEM shared (XDP_SHARED_UMEM) with a fill and a
+ * completion ring per queue: a frame then never leaves its queue's thread,
+ * so no two threads hand out frames of one pool and no lock is needed.
+ * Sharing pays where frames move between queues or devices (forwarding
+ * without a copy); a receiver moves none. The cost: --frames per queue.
+ */
+static int queue_socket_setup(struct xsk_rx *rxq, unsigned q,
+			      const struct cfg *c)
+{
+	struct xsk_rx *rx = &rxq[q];
+	int err;
+
+	if (q) { /* the program, its settings and the run: queue 0's */
+		rx->cfg = c;
+		rx->port = rxq[0].port;
+		rx->batch = rxq[0].batch;
+		rx->skel = rxq[0].skel;
+		rx->ifindex = rxq[0].ifindex;
+		rx->link_fd = -1;
+		rx->run = rxq[0].run;
+		pl_stats_init(&rx->stats);
+	}
+	rx->queue = c->queue + q;
+	err = xsk_socket_open(rx, c);
+	if (err) {
+		if (q)
+			pl_stats_free(&rx->stats);
+		return err;
+	}
+	return 0;
+}
+/* >8 xsk-queues */
+
+/* Undo queue_socket_setup(): out of the map, socket and UMEM gone. */
+static void queue_socket_teardown(struct xsk_rx *rxq, unsigned q)
+{
+	xsk_socket_close(&rxq[q]);
+	if (q)
+		pl_stats_free(&rxq[q].stats);
+}
+
+/* Every queue's socket; on failure rxq[0].queue is the RX queue that failed. */
+int sockets_setup(struct xsk_rx *rxq, const struct cfg *c)
+{
+	unsigned q, n = pl_rx_queues(&c->rx);
+	int err;
+
+	for (q = 0; q < n; q++) {
+		err = queue_socket_setup(rxq, q, c);
+		if (err) {
+			while (q-- > 0)
+				queue_socket_teardown(rxq, q);
+			rxq[0].queue = c->queue + q;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Undo sockets_setup(), the last queue first. */
+void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c)
+{
+	unsigned q;
+
+	for (q = pl_rx_queues(&c->rx); q-- > 0;)
+		queue_socket_teardown(rxq, q);
+}
+
+/* Mirror the program's lab-port counters into the run's stats. */
+void xdp_sync_stats(struct xsk_rx *rx)
+{
+	const struct pl_xdp_lab *l = &rx->xdp.lab;
+
+	if (xdp_read_lab(rx))
+		return;
+	rx->stats.packets = l->data;
+	rx->stats.end_markers = l->end_markers;
+	rx->stats.first_ns = l->first_ns;
+	rx->stats.last_ns = l->last_ns;
+	rx->stats.payload_len = (uint16_t)l->payload_len;
+}
+
+/* 8< xdp-watch-loop */
+/*
+ * XDP alone: nothing reaches user space; watch the program's counters.
+ * A loop of its own: there is no socket, no ring, nothing to receive.
+ */
+void xdp_watch_loop(void *arg)
+{
+	struct xsk_rx *rx = arg;
+	const struct timespec tick = { .tv_nsec = 1000000 };
+
+	while (!pl_run_done(rx->run, &rx->stats)) {
+		nanosleep(&tick, NULL);
+		xdp_sync_stats(rx);
+	}
+}
+/* >8 xdp-watch-loop */

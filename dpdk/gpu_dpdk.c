@@ -109,7 +109,7 @@ void gpu_dpdk_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 	(void)now;
 	gd->err = gpu_burst(gd, q->bufs, n);
 	if (gd->err)
-		pl_run_request_stop(&q->rx->run);
+		pl_run_request_stop(q->rx->run);
 	else
 		pl_gpu_account(q->stats, gd->b.res, n, pl_now_ns());
 	rte_pktmbuf_free_bulk(q->bufs, n);
@@ -174,7 +174,7 @@ static void gpu_traced_burst(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
 	(void)now;
 	gd->err = gpu_burst(gd, rx->queues[0].bufs, n);
 	if (gd->err) {
-		pl_run_request_stop(&rx->run);
+		pl_run_request_stop(rx->run);
 		rte_pktmbuf_free_bulk(rx->queues[0].bufs, n);
 		return;
 	}

@@ -184,7 +184,8 @@ void hwts_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 
 	hwts_due(h, now); /* the clock's offset, every 10 ms */
 	for (i = 0; i < n; i++)
-		if (rx_parse(q, q->bufs[i], now, &p) == PL_OK)
+		if (rx_one(q, rte_pktmbuf_mtod(q->bufs[i], const void *),
+			   q->bufs[i]->data_len, now, &p) == PL_OK)
 			pl_stats_split(q->stats, p.tx_ns,
 				       hwts_stamp(h, q->bufs[i], now), now);
 	rte_pktmbuf_free_bulk(q->bufs, n);

@@ -40,7 +40,8 @@ void reflect_dpdk_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 
 	for (i = nback = nfree = 0; i < n; i++) {
 		m = q->bufs[i];
-		if (rx_parse(q, m, now, &p) != PL_OK) {
+		if (rx_one(q, rte_pktmbuf_mtod(m, const void *), m->data_len,
+			   now, &p) != PL_OK) {
 			q->bufs[nfree++] = m; /* nfree <= i */
 			continue;
 		}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The DPDK receiver's measured window and report: its loop (queue 0's on
+ * The DPDK receiver's report: its loop (queue 0's on
  * this thread, the others' on the EAL's worker lcores) between two
  * snapshots of the counters, then the run's figures, the path's own under
  * "dpdk" in the JSON.
@@ -214,7 +214,8 @@ static int ports_stats_read(struct dpdk_rx *rx, bool xstats)
  */
 static void queues_report(struct dpdk_rx *rx, const struct cfg *c,
 			  const struct pl_rx_window *w,
-			  struct pl_report_queue *rq, struct pl_report *r)
+			  struct pl_rx_stats *total, struct pl_report_queue *rq,
+			  struct pl_report *r)
 {
 	struct dpdk_queue *q;
 	unsigned i;
@@ -232,7 +233,7 @@ static void queues_report(struct dpdk_rx *rx, const struct cfg *c,
 	r->reflect = rx->reflect;
 	if (rx->nqueues < 2)
 		return;
-	pl_rx_report_queues(&c->rx, w, &rx->total, rq, r);
+	pl_rx_report_queues(&c->rx, w, total, rq, r);
 	r->wakeups = 0;
 	for (i = 0; i < rx->nqueues; i++) {
 		cpu = lcore_cpu(rx->queues[i].lcore);
@@ -244,7 +245,7 @@ static void queues_report(struct dpdk_rx *rx, const struct cfg *c,
 
 /* Write the report of the run measured in w; 0 or -errno. */
 int dpdk_report(struct dpdk_rx *rx, const struct cfg *c,
-		const struct pl_rx_window *w)
+		const struct pl_rx_window *w, struct pl_rx_stats *total)
 {
 	struct pl_report_queue rq[PL_MAX_QUEUES];
 	const struct pl_sysctr *before = w->before, *after = w->after;
@@ -279,7 +280,7 @@ int dpdk_report(struct dpdk_rx *rx, const struct cfg *c,
 	r.wakeups = rx->wakeups;
 	r.busy_poll = c->busy_poll;
 	r.busy_poll_napi_id = c->busy_poll ? pl_xsk_napi_id() : 0;
-	queues_report(rx, c, w, rq, &r);
+	queues_report(rx, c, w, total, rq, &r);
 	if (rx->gpu)
 		gpu_dpdk_report(rx, &r);
 	return pl_report_emit(&r, c->rx.json, c->rx.quiet);

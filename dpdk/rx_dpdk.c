@@ -13,44 +13,33 @@
  *   pathlab-rx-dpdk [EAL args --] [options]
  *
  * dpdk_setup() -> dpdk_rx_loop() -> dpdk_teardown() -> main(), the
- * skeleton every path has (rx_socket.c, rx_xsk.c, rx_verbs.c). The
- * features live in their own files: eal.c, port.c, reflect_dpdk.c,
- * hwstamp_dpdk.c, trace_dpdk.c, gpu_dpdk.c, the report in report_dpdk.c
+ * skeleton every path has: diff two rx_*.c files to see what differs
+ * between the paths. The setup helpers live in dpdk_setup.c, the features
+ * in their own files (rx_dpdk.h names them), the report in report_dpdk.c
  * and the command line in opts_dpdk.c.
  */
-#include "clock.h"
 #include "rx_dpdk.h"
-#include "gpu.h"
+#include "clock.h"
 #include "opt.h"
-#include "report.h"
-#include "run.h"
 #include "rx.h"
-#include "stats.h"
-#include "sysctr.h"
-#include "wire.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <rte_mbuf_dyn.h>
 
 /*
  * The burst handler of each kind of run, chosen once at setup, so that no
  * loop tests an option per frame: plain, and the traced one (queue 0's)
  * that steps through the first --trace N frames and then hands over to the
- * plain one (*plain). check_cfg() refuses the kinds that have no traced
- * handler.
+ * plain one. check_cfg() refuses the kinds that have no traced handler.
  */
-static burst_fn *choose_loop(const struct cfg *c, burst_fn **plain)
+static void choose_loop(const struct cfg *c, struct dpdk_rx *rx)
 {
 	enum { PLAIN, HWTS, REFLECT, GPU };
 	static const struct {
@@ -65,21 +54,29 @@ static burst_fn *choose_loop(const struct cfg *c, burst_fn **plain)
 		   : c->rx.reflect ? REFLECT
 		   : c->hw_stamps  ? HWTS
 				   : PLAIN;
+	unsigned q;
 
-	*plain = table[kind].plain;
-	return c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->plain_burst = table[kind].plain;
+	rx->queues[0].on_burst =
+		c->rx.trace ? table[kind].traced : table[kind].plain;
+	for (q = 1; q < rx->nqueues; q++)
+		rx->queues[q].on_burst = rx->plain_burst;
 }
 
 /*
- * EAL, then the ports and the queues, undone in reverse by the label; the
- * window the run is measured in.
+ * EAL, then the ports and the queues, each with the handler its run needs,
+ * undone in reverse by the label; the window the run is measured in. 0 or
+ * -errno.
  */
-static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c,
-		      struct pl_rx_window *w)
+static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
+		      const struct cfg *c, struct pl_rx_window *w)
 {
-	unsigned q;
+	unsigned q, n = pl_rx_queues(&c->rx);
 	int err;
 
+	rx->run = run;
+	rx->burst = c->burst;
+	rx->reflect = c->rx.reflect;
 	eal_sweep_stale();
 	eal_remove_runtime_at_exit(&rx->eal);
 	memcpy(rx->eal.shown, rx->eal.argv, sizeof(rx->eal.shown));
@@ -95,8 +92,7 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c,
 	if (!err && c->gpu)
 		err = gpu_dpdk_setup(rx, c);
 	if (!err) {
-		err = ports_setup(&rx->port, rx->more_ports,
-				  pl_rx_queues(&c->rx), &rx->nports, c);
+		err = ports_setup(&rx->port, rx->more_ports, n, &rx->nports, c);
 		if (err)
 			ports_error(rx, c, err);
 	}
@@ -108,10 +104,14 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c,
 	}
 	if (err)
 		goto out_cleanup_eal;
+	rx->mode = port_mode(rx->port.driver);
 	queues_setup(rx, c);
-	rx->queues[0].on_burst = choose_loop(c, &rx->plain_burst);
-	for (q = 1; q < rx->nqueues; q++)
-		rx->queues[q].on_burst = rx->plain_burst;
+	choose_loop(c, rx);
+	if (c->rx.trace) {
+		dpdk_trace_setup(rx, c);
+		if (rx->gpu)
+			gpu_dpdk_trace_setup(rx);
+	}
 	*w = (struct pl_rx_window){
 		.rx_loop = dpdk_rx_loop,
 		.queues = rx->queues,
@@ -121,15 +121,11 @@ static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c,
 		.arg = rx,
 		.ifname = c->rx.iface,
 	};
-	for (q = 0; q < rx->nqueues; q++)
+	for (q = 0; q < n; q++)
 		w->queue_stats[q] = rx->queues[q].stats;
+	/* A poll-mode driver: time busy and idle turns */
+	run->polls = true;
 	ports_stats_reset(rx);
-	rx->run.polls = true; /* a poll-mode driver: time busy and idle turns */
-	if (c->rx.trace) {
-		dpdk_trace_setup(rx, c);
-		if (rx->gpu)
-			gpu_dpdk_trace_setup(rx);
-	}
 	return 0;
 
 out_cleanup_eal:
@@ -146,7 +142,8 @@ void dpdk_plain_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 	uint16_t i;
 
 	for (i = 0; i < n; i++)
-		rx_parse(q, q->bufs[i], now, &p);
+		rx_one(q, rte_pktmbuf_mtod(q->bufs[i], const void *),
+		       q->bufs[i]->data_len, now, &p);
 	rte_pktmbuf_free_bulk(q->bufs, n);
 }
 
@@ -163,7 +160,7 @@ void dpdk_rx_loop(void *arg)
 	uint16_t n;
 
 	for (;;) {
-		if (pl_run_done(&q->rx->run, q->stats))
+		if (pl_run_done(q->rx->run, q->stats))
 			break;
 		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
 		if (n)
@@ -188,35 +185,42 @@ static void dpdk_teardown(struct dpdk_rx *rx)
 	rte_eal_cleanup();
 }
 
+/* Say why setup failed, unless it said so; the exit code. */
+static int setup_error(const struct cfg *c, const struct dpdk_rx *rx, int err)
+{
+	(void)c;
+	if (rx->hwts.refused) /* the port cannot: said so */
+		return PL_EXIT_SKIP;
+	/* bad arguments, or more queues than lcores or ports */
+	return err == -EINVAL || err == -ERANGE || err == -EXDEV ? PL_EXIT_USAGE
+								 : PL_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
-	struct cfg c;
-	static struct dpdk_rx rx;
+	static struct dpdk_rx rxq;
+	static struct pl_rx_stats total;
 	static struct pl_rx_window w;
+	static struct pl_run run;
+	struct dpdk_rx *rx = &rxq;
+	struct cfg c;
 	int err;
 
-	err = dpdk_options(argc, argv, &c, &rx.eal);
+	err = dpdk_options(argc, argv, &c, &rx->eal);
 	if (err >= 0)
 		return err;
-	rx.burst = c.burst;
-	rx.reflect = c.rx.reflect;
-	if (pl_rx_trace_open("pathlab-rx-dpdk", &c.rx, &rx.trace, "pkt"))
+	if (pl_rx_trace_open("pathlab-rx-dpdk", &c.rx, &rx->trace, "pkt"))
 		return PL_EXIT_USAGE;
-	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &rx.run, &rx.stats))
+	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = dpdk_setup(&rx, &c, &w);
-	if (err && rx.hwts.refused) /* the port cannot: said so */
-		return PL_EXIT_SKIP;
-	if (err) /* bad arguments, or more queues than lcores or ports */
-		return err == -EINVAL || err == -ERANGE || err == -EXDEV
-			       ? PL_EXIT_USAGE
-			       : PL_EXIT_FAIL;
-	rx.mode = port_mode(rx.port.driver);
-	pl_stats_init(&rx.total);
-	err = pl_rx_measure(&c.rx, &rx.run, &w);
+	pl_stats_init(&total);
+	err = dpdk_setup(rx, &run, &c, &w);
+	if (err)
+		return setup_error(&c, rx, err);
+	err = pl_rx_measure(&c.rx, &run, &w);
 	if (!err)
-		err = dpdk_report(&rx, &c, &w);
-	dpdk_teardown(&rx);
-	pl_stats_free(&rx.total);
-	return pl_rx_end(&rx.run, &rx.stats, err);
+		err = dpdk_report(rx, &c, &w, &total);
+	dpdk_teardown(rx);
+	pl_stats_free(&total);
+	return pl_rx_end(&run, &rx->stats, err);
 }

@@ -216,9 +216,8 @@ struct dpdk_rx {
 	uint64_t empty_mark;   /* --trace: queue 0's empty polls by then */
 	struct gpu_dpdk *gpu;  /* the GPU variant's state, or NULL */
 	struct dpdk_hwts hwts; /* --hw-stamps */
-	struct pl_run run;
+	struct pl_run *run;    /* shared by every queue of the run */
 	struct pl_rx_stats stats;
-	struct pl_rx_stats total; /* many queues: theirs merged */
 };
 
 /* Port i of the run: port 0, or one of the af_xdp vdev's others. */
@@ -227,13 +226,11 @@ static inline struct dpdk_port *run_port(struct dpdk_rx *rx, unsigned i)
 	return i ? &rx->more_ports[i - 1] : &rx->port;
 }
 
-/* Parse and account one frame that queue q was handed at now. */
-static inline enum pl_reason rx_parse(struct dpdk_queue *q,
-				      const struct rte_mbuf *m, uint64_t now,
-				      struct pl_pkt *p)
+/* Parse and account one frame of len bytes at buf handed to queue q at now. */
+static inline enum pl_reason rx_one(struct dpdk_queue *q, const void *buf,
+				    size_t len, uint64_t now, struct pl_pkt *p)
 {
-	return pl_rx_frame(q->stats, rte_pktmbuf_mtod(m, const void *),
-			   m->data_len, PL_UDP_PORT, now, p);
+	return pl_rx_frame(q->stats, buf, len, PL_UDP_PORT, now, p);
 }
 
 /* The receive loop (rx_dpdk.c): poll queue q, each burst to its handler. */
@@ -316,6 +313,6 @@ void ports_stats_reset(struct dpdk_rx *rx);
  * every queue); 0 or -errno.
  */
 int dpdk_report(struct dpdk_rx *rx, const struct cfg *c,
-		const struct pl_rx_window *w);
+		const struct pl_rx_window *w, struct pl_rx_stats *total);
 
 #endif

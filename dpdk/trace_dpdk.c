@@ -105,8 +105,8 @@ static void traced_frames(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
 	for (i = 0; i < n; i++) {
 		m = rx->queues[0].bufs[i];
 		memset(&p, 0, sizeof(p));
-		r = pl_rx_frame(&rx->stats, rte_pktmbuf_mtod(m, const void *),
-				m->data_len, PL_UDP_PORT, now, &p);
+		r = rx_one(&rx->queues[0], rte_pktmbuf_mtod(m, const void *),
+			   m->data_len, now, &p);
 		if (*unit >= t->units)
 			continue;
 		++*unit;

@@ -8,33 +8,20 @@
  * --rx-stamps, split each packet's latency at the kernel's own RX stamp.
  *
  * socket_setup() -> socket_rx_loop() -> socket_teardown() -> main(), the
- * skeleton every path has (rx_xsk.c, rx_dpdk.c, rx_verbs.c): diff two of
- * them to see what differs between the paths. The features live in their
- * own files: reflect_socket.c, hwstamp_socket.c, trace_socket.c,
- * gpu_socket.c, the report in report_socket.c and the command line in
- * opts_socket.c.
+ * skeleton every path has: diff two rx_*.c files to see what differs
+ * between the paths. The setup helpers live in socket_setup.c, the features
+ * in their own files (rx_socket.h names them), the report in report_socket.c
+ * and the command line in opts_socket.c.
  */
 #include "rx_socket.h"
-#include "gpu.h"
+#include "clock.h"
 #include "opt.h"
-#include "report.h"
-#include "run.h"
 #include "rx.h"
-#include "stats.h"
-#include "sysctr.h"
-#include "wire.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <linux/errqueue.h>
-#include <linux/filter.h>
-#include <linux/net_tstamp.h>
-#include <netinet/in.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 /*
  * The burst handler of each kind of run, chosen once at setup, so that no
@@ -161,14 +148,23 @@ static void socket_teardown(struct sock_rx *rxq, const struct cfg *c)
 	}
 }
 
+/* Say why setup failed, in one line; the exit code. */
+static int setup_error(const struct cfg *c, const struct sock_rx *rx, int err)
+{
+	(void)rx;
+	fprintf(stderr, "pathlab-rx-socket: %s:%u: %s\n", c->bind, c->port,
+		strerror(-err));
+	return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
-	struct cfg c;
 	static struct sock_rx rxq[PL_MAX_QUEUES];
 	static struct pl_rx_stats total;
 	static struct pl_rx_window w;
+	static struct pl_run run;
 	struct sock_rx *rx = &rxq[0];
-	struct pl_run run;
+	struct cfg c;
 	int err;
 
 	err = socket_options(argc, argv, &c);
@@ -182,11 +178,8 @@ int main(int argc, char **argv)
 		return PL_EXIT_USAGE;
 	pl_stats_init(&total);
 	err = socket_setup(rxq, &run, &c, &w);
-	if (err) {
-		fprintf(stderr, "pathlab-rx-socket: %s:%u: %s\n", c.bind,
-			c.port, strerror(-err));
-		return err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
-	}
+	if (err)
+		return setup_error(&c, rx, err);
 	err = pl_rx_measure(&c.rx, &run, &w);
 	if (!err)
 		err = socket_report(rxq, &c, &w, &total);

@@ -183,8 +183,7 @@ void hwstamp_verbs_burst(struct verbs_rx *rx, int n, uint64_t now)
 		slot[k++] = (uint32_t)wc->wr_id;
 		if (!verbs_decode_wc(rx, wc, &off, &len))
 			continue;
-		if (pl_rx_payload(&rx->stats, rx->ep.buf + off, len, now, &p) ==
-		    PL_OK)
+		if (rx_one(rx, rx->ep.buf + off, len, now, &p) == PL_OK)
 			split(rx, &p, rx->stamp[i], now);
 	}
 	if (verbs_post(rx, slot, k))

@@ -18,48 +18,23 @@
  *                 consumes one and is all our CPU sees
  *
  * verbs_setup() -> verbs_rx_loop() -> verbs_teardown() -> main(), the
- * skeleton every path has (rx_socket.c, rx_xsk.c, rx_dpdk.c). The
- * features live in their own files: verbs_*.c (device, objects,
- * connection), reflect_verbs.c, hwstamp_verbs.c, trace_verbs.c,
- * gpu_verbs.c, the report in report_verbs.c and the command line in
- * opts_verbs.c.
+ * skeleton every path has: diff two rx_*.c files to see what differs
+ * between the paths. The setup helpers live in verbs_setup.c, the features
+ * in their own files (rx_verbs.h names them), the report in report_verbs.c
+ * and the command line in opts_verbs.c.
  */
-#include "clock.h"
-#include "gpu.h"
-#include "opt.h"
-#include "report.h"
-#include "run.h"
-#include "rx.h"
-#include "stats.h"
-#include "sysctr.h"
-#include "verbs.h"
 #include "rx_verbs.h"
-#include "wire.h"
+#include "clock.h"
+#include "opt.h"
+#include "rx.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define WAIT_MS	  100 /* --cq event: re-check the run's end this often */
 #define ACK_EVERY 64  /* acknowledge CQ events in batches (a mutex each) */
-
-/*
- * Parse and account one message handed to us at now; true for a ping (a
- * good message flagged PL_FLAG_PING, not an end marker): --reflect sends
- * those back.
- */
-static inline bool rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
-			  uint64_t now)
-{
-	struct pl_pkt p;
-
-	return pl_rx_payload(&rx->stats, buf, len, now, &p) == PL_OK &&
-	       (p.flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
-}
 
 /* The idle step below, for choose_loop(). */
 static void event_wait(struct verbs_rx *rx);
@@ -93,71 +68,6 @@ static void choose_loop(const struct cfg *c, struct verbs_rx *rx)
 	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
 	rx->on_idle = table[kind].idle;
 	rx->stamped_cq = kind == HWSTAMP;
-}
-
-/*
- * One queue's device, CQ, registered ring; the QP too unless rdma_cm
- * makes it later. Undone by verbs_close().
- */
-static int verbs_open(struct verbs_rx *rx, const struct cfg *c)
-{
-	unsigned access = IBV_ACCESS_LOCAL_WRITE;
-	int err;
-
-	rx->depth = c->v.depth;
-	rx->batch = c->v.batch;
-	rx->write_imm = c->v.mode == VERBS_RC_WRITE_IMM;
-	rx->grh = c->v.mode == VERBS_UD ? VERBS_GRH : 0;
-	rx->reflect = c->rx.reflect;
-	if (rx->write_imm)
-		access |= IBV_ACCESS_REMOTE_WRITE;
-	err = verbs_ep_open(&rx->ep, &c->v, true, rx->queue);
-	if (!err && c->gpu != PL_GPU_NONE)
-		err = gpu_verbs_setup(rx, c); /* the ring goes to the GPU */
-	if (!err && c->hw_stamps)
-		err = hwstamp_verbs_setup(rx); /* a CQ with stamps */
-	if (err)
-		goto out_close;
-	/*
-	 * A WRITE longer than one packet lands before its last packet finds
-	 * (or misses) a receive buffer; twice the slots keep the sender from
-	 * reaching a slot we have not read yet.
-	 */
-	err = verbs_ep_objects(&rx->ep, &c->v,
-			       rx->write_imm ? 2 * rx->depth : rx->depth,
-			       access);
-	if (err)
-		goto out_close;
-	if (c->v.oob) {
-		err = verbs_qp_create(&rx->ep, &c->v, send_depth(rx),
-				      rx->depth);
-		if (err)
-			goto out_close;
-	}
-	choose_loop(c, rx);
-	if (c->rx.trace) {
-		verbs_trace_setup(rx);
-		if (rx->gpu)
-			gpu_verbs_trace(rx);
-	}
-	return 0;
-
-out_close:
-	verbs_ep_close(&rx->ep);
-	gpu_verbs_teardown(rx);
-	return err;
-}
-
-/* Undo verbs_open() and the connection. */
-static void verbs_close(struct verbs_rx *rx)
-{
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	if (rx->unacked)
-		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
-	verbs_disconnect(&rx->ep);
-	reflect_teardown(rx); /* its address handles, before the PD */
-	verbs_ep_close(&rx->ep);
-	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
 }
 
 /*
@@ -232,6 +142,7 @@ static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
 		err = verbs_open(&rxq[q], c);
 		if (err)
 			break;
+		choose_loop(c, &rxq[q]);
 	}
 	if (err) {
 		if (q) /* verbs_open() undid its own part */
@@ -270,6 +181,7 @@ void verbs_plain_burst(struct verbs_rx *rx, int n, uint64_t now)
 	const struct ibv_wc *wc = rx->wc;
 	uint32_t slot[VERBS_MAX_BATCH];
 	unsigned sends = 0;
+	struct pl_pkt p;
 	uint32_t len;
 	size_t off;
 	int i, k = 0;
@@ -289,8 +201,8 @@ void verbs_plain_burst(struct verbs_rx *rx, int n, uint64_t now)
 		}
 		slot[k] = (uint32_t)wc[i].wr_id;
 		if (verbs_decode_wc(rx, &wc[i], &off, &len) &&
-		    rx_one(rx, rx->ep.buf + off, len, now) && rx->reflect &&
-		    !rx->write_imm &&
+		    rx_one(rx, rx->ep.buf + off, len, now, &p) == PL_OK &&
+		    verbs_is_ping(&p) && rx->reflect && !rx->write_imm &&
 		    reflect_queue(rx, &wc[i], rx->ep.buf + off - rx->grh,
 				  sends)) {
 			sends++; /* its buffer comes back once sent */
@@ -366,25 +278,34 @@ static void event_wait(struct verbs_rx *rx)
 /* >8 verbs-event-loop */
 
 /* Undo verbs_setup(), the last queue first. */
-static void verbs_teardown(struct verbs_rx *rxq)
+static void verbs_teardown(struct verbs_rx *rxq, const struct cfg *c)
 {
 	unsigned q;
 
-	for (q = rxq->nqueues; q-- > 0;) {
+	for (q = verbs_queues(&c->v); q-- > 0;) {
 		verbs_close(&rxq[q]);
 		if (q)
 			pl_stats_free(&rxq[q].stats);
 	}
 }
 
+/* Say why setup failed, in one line; the exit code. */
+static int setup_error(const struct cfg *c, const struct verbs_rx *rx, int err)
+{
+	(void)c;
+	(void)rx;
+	fprintf(stderr, "pathlab-rx-verbs: setup: %s\n", strerror(-err));
+	return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
-	struct cfg c;
 	static struct verbs_rx rxq[PL_MAX_QUEUES];
 	static struct pl_rx_stats total;
 	static struct pl_rx_window w;
+	static struct pl_run run;
 	struct verbs_rx *rx = &rxq[0];
-	struct pl_run run;
+	struct cfg c;
 	int err;
 
 	err = verbs_options(argc, argv, &c);
@@ -394,17 +315,14 @@ int main(int argc, char **argv)
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = verbs_setup(rxq, &run, &c, &w);
-	if (err) {
-		fprintf(stderr, "pathlab-rx-verbs: setup: %s\n",
-			strerror(-err));
-		return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
-	}
 	pl_stats_init(&total);
+	err = verbs_setup(rxq, &run, &c, &w);
+	if (err)
+		return setup_error(&c, rx, err);
 	err = pl_rx_measure(&c.rx, &run, &w);
 	if (!err)
-		err = verbs_report(rx, &c, &w, &total);
-	verbs_teardown(rxq);
+		err = verbs_report(rxq, &c, &w, &total);
+	verbs_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);
 }

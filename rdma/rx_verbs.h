@@ -190,6 +190,19 @@ static inline bool verbs_decode(struct verbs_rx *rx, bool write_imm,
 }
 /* >8 verbs-decode */
 
+/* Parse and account one message of len bytes at buf handed to us at now. */
+static inline enum pl_reason rx_one(struct verbs_rx *rx, const void *buf,
+				    size_t len, uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_payload(&rx->stats, buf, len, now, p);
+}
+
+/* A ping (flagged PL_FLAG_PING, not an end marker): --reflect sends it back. */
+static inline bool verbs_is_ping(const struct pl_pkt *p)
+{
+	return (p->flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
+}
+
 /* verbs_decode() of a plain work completion. */
 static inline bool verbs_decode_wc(struct verbs_rx *rx, const struct ibv_wc *wc,
 				   size_t *off, uint32_t *len)
@@ -227,6 +240,14 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 	return n ? -ibv_post_recv(rx->ep.qp, rx->wr, &bad) : 0;
 }
 /* >8 verbs-post-recv */
+
+/*
+ * verbs_setup.c: one queue's device, CQ, registered ring; the QP too
+ * unless rdma_cm makes it later. 0 or -errno. Undone by verbs_close(),
+ * which undoes the connection too.
+ */
+int verbs_open(struct verbs_rx *rx, const struct cfg *c);
+void verbs_close(struct verbs_rx *rx);
 
 /* rx_verbs.c: poll the CQ from user space, each burst to the handler. */
 void verbs_rx_loop(void *arg);

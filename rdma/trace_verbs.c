@@ -101,7 +101,7 @@ static int traced_burst(struct verbs_rx *rx, int n, uint64_t now,
 		imm = rx->write_imm ? rx->imm_last : 0;
 		buf = rx->ep.buf + off;
 		memset(&p, 0, sizeof(p));
-		r = pl_rx_payload(&rx->stats, buf, len, now, &p);
+		r = rx_one(rx, buf, len, now, &p);
 		if (*unit >= t->units)
 			continue;
 		tslot[tk] = slot[k - 1];
