@@ -79,17 +79,17 @@ static void choose_loop(const struct cfg *c, struct xsk_rx *rx)
 }
 
 /*
- * Set up the program and, for redirect, a socket per queue, each with the
- * handlers its run needs; the window the run is measured in. On failure
- * rxq[0].queue is the RX queue it concerns. 0 or -errno.
+ * Set up: the program and, for redirect, every queue's socket, each with
+ * the handlers its run needs; the window the run is measured in. On
+ * failure rxq[0].queue is the RX queue it concerns. 0 or -errno.
  */
 static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 		     const struct cfg *c, struct pl_rx_window *w)
 {
-	unsigned q, n = pl_rx_queues(&c->rx);
-	struct xsk_rx *rx = &rxq[0];
+	unsigned q, n = pl_rx_queues(&c->rx), failed;
 	bool afxdp = c->action == PL_XDP_REDIRECT;
-	int err;
+	struct xsk_rx *rx = &rxq[0];
+	int err = 0;
 
 	rx->cfg = c;
 	rx->run = run;
@@ -99,12 +99,20 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 	err = xdp_prog_setup(rx, c);
 	if (err)
 		return err;
-	if (afxdp && (err = sockets_setup(rxq, c))) {
+	for (q = 0; afxdp && q < n; q++) {
+		err = xsk_queue_open(rxq, q, c);
+		if (err)
+			break;
+		choose_loop(c, &rxq[q]);
+	}
+	if (err) {
+		failed = c->queue + q;
+		while (q-- > 0)
+			xsk_queue_close(rxq, q);
 		xdp_prog_teardown(rx);
+		rx->queue = failed;
 		return err;
 	}
-	for (q = 0; afxdp && q < n; q++)
-		choose_loop(c, &rxq[q]);
 	/* XDP alone: the program traces; we read it after the run. */
 	if (c->rx.trace)
 		(afxdp ? xsk_trace_setup : xdp_trace_setup)(rx, c);

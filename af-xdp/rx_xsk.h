@@ -184,11 +184,12 @@ int xsk_link_rx_queues(const char *ifname);
 void xsk_socket_close(struct xsk_rx *rx);
 
 /*
- * Every queue's socket (xsk_setup.c), each on RX queue --queue + q, with
- * the first queue's program; on failure rxq[0].queue is the RX queue that
- * failed. 0 or -errno. Undone by sockets_teardown().
+ * Queue q's socket (xsk_setup.c), on RX queue --queue + q, with the first
+ * queue's program and run; 0 or -errno. Undone by xsk_queue_close();
+ * every queue's by sockets_teardown().
  */
-int sockets_setup(struct xsk_rx *rxq, const struct cfg *c);
+int xsk_queue_open(struct xsk_rx *rxq, unsigned q, const struct cfg *c);
+void xsk_queue_close(struct xsk_rx *rxq, unsigned q);
 void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c);
 
 /* Read the socket's XDP_STATISTICS into *st; 0/-errno. */

@@ -352,8 +352,7 @@ void xsk_after_loop(void *arg)
  * Sharing pays where frames move between queues or devices (forwarding
  * without a copy); a receiver moves none. The cost: --frames per queue.
  */
-static int queue_socket_setup(struct xsk_rx *rxq, unsigned q,
-			      const struct cfg *c)
+int xsk_queue_open(struct xsk_rx *rxq, unsigned q, const struct cfg *c)
 {
 	struct xsk_rx *rx = &rxq[q];
 	int err;
@@ -379,39 +378,21 @@ static int queue_socket_setup(struct xsk_rx *rxq, unsigned q,
 }
 /* >8 xsk-queues */
 
-/* Undo queue_socket_setup(): out of the map, socket and UMEM gone. */
-static void queue_socket_teardown(struct xsk_rx *rxq, unsigned q)
+/* Undo xsk_queue_open(): out of the map, socket and UMEM gone. */
+void xsk_queue_close(struct xsk_rx *rxq, unsigned q)
 {
 	xsk_socket_close(&rxq[q]);
 	if (q)
 		pl_stats_free(&rxq[q].stats);
 }
 
-/* Every queue's socket; on failure rxq[0].queue is the RX queue that failed. */
-int sockets_setup(struct xsk_rx *rxq, const struct cfg *c)
-{
-	unsigned q, n = pl_rx_queues(&c->rx);
-	int err;
-
-	for (q = 0; q < n; q++) {
-		err = queue_socket_setup(rxq, q, c);
-		if (err) {
-			while (q-- > 0)
-				queue_socket_teardown(rxq, q);
-			rxq[0].queue = c->queue + q;
-			return err;
-		}
-	}
-	return 0;
-}
-
-/* Undo sockets_setup(), the last queue first. */
+/* Every queue's socket closed, the last queue first. */
 void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c)
 {
 	unsigned q;
 
 	for (q = pl_rx_queues(&c->rx); q-- > 0;)
-		queue_socket_teardown(rxq, q);
+		xsk_queue_close(rxq, q);
 }
 
 /* Mirror the program's lab-port counters into the run's stats. */

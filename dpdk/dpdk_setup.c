@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The DPDK receiver's setup helpers: the queues and the lcores that poll
- * them, the ports of a run and what is said when they do not come up, and
- * the EAL worker lcores the run's other queues are launched on.
+ * The DPDK receiver's setup helpers: EAL and the ports, the queues and the
+ * lcores that poll them, the ports of a run and what is said when they do not
+ * come up, and the EAL worker lcores the run's other queues are launched on.
  */
 #include "rx_dpdk.h"
 
@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -153,4 +155,52 @@ void ports_stats_reset(struct dpdk_rx *rx)
 
 	for (i = 0; i < rx->nports; i++)
 		port_stats_reset(run_port(rx, i));
+}
+
+/* EAL, then the ports; undone on failure. 0 or -errno. */
+int dpdk_open(struct dpdk_rx *rx, const struct cfg *c)
+{
+	int err;
+
+	eal_sweep_stale();
+	eal_remove_runtime_at_exit(&rx->eal);
+	memcpy(rx->eal.shown, rx->eal.argv, sizeof(rx->eal.shown));
+	if (rte_eal_init(rx->eal.argc, rx->eal.argv) < 0) {
+		err = -rte_errno;
+		fprintf(stderr, "pathlab-rx-dpdk: EAL: %s\n",
+			rte_strerror(rte_errno));
+		return err;
+	}
+	err = check_lcores(c);
+	if (!err && c->hw_stamps)
+		err = hwts_check(rx); /* before the port is configured */
+	if (!err && c->gpu)
+		err = gpu_dpdk_setup(rx, c);
+	if (!err) {
+		err = ports_setup(&rx->port, rx->more_ports,
+				  pl_rx_queues(&c->rx), &rx->nports, c);
+		if (err)
+			ports_error(rx, c, err);
+	}
+	if (!err && c->hw_stamps) {
+		rx->hwts.on = true;
+		err = hwts_begin(rx);
+		if (err)
+			ports_teardown(rx);
+	}
+	if (!err)
+		return 0;
+	if (rx->gpu)
+		gpu_dpdk_teardown(rx);
+	rte_eal_cleanup();
+	return err;
+}
+
+/* Undo dpdk_open(); the runtime directory goes at exit (eal.c). */
+void dpdk_close(struct dpdk_rx *rx)
+{
+	ports_teardown(rx);
+	if (rx->gpu)
+		gpu_dpdk_teardown(rx);
+	rte_eal_cleanup();
 }

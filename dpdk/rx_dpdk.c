@@ -64,9 +64,8 @@ static void choose_loop(const struct cfg *c, struct dpdk_rx *rx)
 }
 
 /*
- * EAL, then the ports and the queues, each with the handler its run needs,
- * undone in reverse by the label; the window the run is measured in. 0 or
- * -errno.
+ * Set up: EAL and the ports, then the queues, each with the handler its
+ * run needs; the window the run is measured in. 0 or -errno.
  */
 static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
 		      const struct cfg *c, struct pl_rx_window *w)
@@ -77,33 +76,9 @@ static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
 	rx->run = run;
 	rx->burst = c->burst;
 	rx->reflect = c->rx.reflect;
-	eal_sweep_stale();
-	eal_remove_runtime_at_exit(&rx->eal);
-	memcpy(rx->eal.shown, rx->eal.argv, sizeof(rx->eal.shown));
-	if (rte_eal_init(rx->eal.argc, rx->eal.argv) < 0) {
-		err = -rte_errno;
-		fprintf(stderr, "pathlab-rx-dpdk: EAL: %s\n",
-			rte_strerror(rte_errno));
-		return err;
-	}
-	err = check_lcores(c);
-	if (!err && c->hw_stamps)
-		err = hwts_check(rx); /* before the port is configured */
-	if (!err && c->gpu)
-		err = gpu_dpdk_setup(rx, c);
-	if (!err) {
-		err = ports_setup(&rx->port, rx->more_ports, n, &rx->nports, c);
-		if (err)
-			ports_error(rx, c, err);
-	}
-	if (!err && c->hw_stamps) {
-		rx->hwts.on = true;
-		err = hwts_begin(rx);
-		if (err)
-			ports_teardown(rx);
-	}
+	err = dpdk_open(rx, c);
 	if (err)
-		goto out_cleanup_eal;
+		return err;
 	rx->mode = port_mode(rx->port.driver);
 	queues_setup(rx, c);
 	choose_loop(c, rx);
@@ -127,12 +102,6 @@ static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
 	run->polls = true;
 	ports_stats_reset(rx);
 	return 0;
-
-out_cleanup_eal:
-	if (rx->gpu)
-		gpu_dpdk_teardown(rx);
-	rte_eal_cleanup();
-	return err;
 }
 
 /* The plain handler: parse and account every frame, free the burst. */
@@ -174,15 +143,12 @@ void dpdk_rx_loop(void *arg)
 }
 /* >8 dpdk-rx-loop */
 
-/* Undo dpdk_setup(); the runtime directory goes at exit (eal.c). */
+/* Undo dpdk_setup(). */
 static void dpdk_teardown(struct dpdk_rx *rx)
 {
 	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	queues_teardown(rx);
-	ports_teardown(rx);
-	if (rx->gpu)
-		gpu_dpdk_teardown(rx);
-	rte_eal_cleanup();
+	dpdk_close(rx);
 }
 
 /* Say why setup failed, unless it said so; the exit code. */

@@ -287,6 +287,13 @@ void gpu_dpdk_report(struct dpdk_rx *rx, struct pl_report *r);
 burst_fn gpu_dpdk_burst, gpu_dpdk_traced_burst;
 
 /*
+ * dpdk_setup.c: EAL, the run's ports (and the GPU's memory, and the NIC's
+ * clock); 0 or -errno, undone on failure. Undone by dpdk_close().
+ */
+int dpdk_open(struct dpdk_rx *rx, const struct cfg *c);
+void dpdk_close(struct dpdk_rx *rx);
+
+/*
  * dpdk_setup.c: the run's mode (the vdev kind, or the PMD's name); the
  * queues (each on its lcore, polling its port and queue) and their
  * teardown; one lcore per queue or a one-line error and -EINVAL; why the

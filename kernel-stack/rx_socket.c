@@ -64,7 +64,7 @@ static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 	unsigned q, n = pl_rx_queues(&c->rx);
 	int err = 0;
 
-	for (q = 0; q < n && !err; q++) {
+	for (q = 0; q < n; q++) {
 		rxq[q].run = run;
 		if (q)
 			pl_stats_init(&rxq[q].stats);
@@ -72,18 +72,26 @@ static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 		if (err)
 			break;
 		choose_loop(c, &rxq[q]);
-		if (q == 0 && n > 1 && c->steer == STEER_CPU)
-			err = steer_by_cpu(rxq[0].fd, n);
 	}
+	if (!err && n > 1 && c->steer == STEER_CPU)
+		err = steer_by_cpu(rxq[0].fd, n);
 	if (err) {
-		while (q-- > 0)
+		if (q < n && q) /* socket_open() undid its own part */
+			pl_stats_free(&rxq[q].stats);
+		while (q-- > 0) {
 			socket_close(&rxq[q]);
+			if (q)
+				pl_stats_free(&rxq[q].stats);
+		}
 		return err;
 	}
-	w->rx_loop = socket_rx_loop;
-	w->queues = rxq;
-	w->stride = sizeof(*rxq);
-	w->ifname = c->rx.iface;
+	*w = (struct pl_rx_window){
+		.rx_loop = socket_rx_loop,
+		.queues = rxq,
+		.stride = sizeof(*rxq),
+		.arg = rxq,
+		.ifname = c->rx.iface,
+	};
 	for (q = 0; q < n; q++)
 		w->queue_stats[q] = &rxq[q].stats;
 	return 0;

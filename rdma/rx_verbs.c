@@ -8,14 +8,8 @@
  * the completion queue from user space, or, with --cq event, by sleeping on
  * the completion channel until the CQ has something. No system call on the
  * data path when polling; no copy by us ever.
- *
- *   ud            unreliable datagram: SEND into posted buffers, a 40-byte
- *                 GRH in front of each; no receive buffer, message dropped
- *   rc            reliable connection: SEND; no receive buffer, the sender
- *                 is told "receiver not ready" (RNR) and retries
- *   rc_write_imm  RDMA WRITE with immediate into our ring: the data lands
- *                 without a receive buffer; the immediate (the slot index)
- *                 consumes one and is all our CPU sees
+
+ * --mode ud, rc or rc_write_imm: rx_verbs.h says what each one does.
  *
  * verbs_setup() -> verbs_rx_loop() -> verbs_teardown() -> main(), the
  * skeleton every path has: diff two rx_*.c files to see what differs
@@ -68,56 +62,6 @@ static void choose_loop(const struct cfg *c, struct verbs_rx *rx)
 	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
 	rx->on_idle = table[kind].idle;
 	rx->stamped_cq = kind == HWSTAMP;
-}
-
-/*
- * The last step before the sender may use this QP: fill its receive queue
- * (every slot of the ring, a batch per call). After the last queue's, take
- * the run's "before" snapshots, so that the counters see every data packet
- * and no connection message.
- */
-static int before_accept(void *arg)
-{
-	struct verbs_rx *first;
-	struct verbs_rx *rx = arg;
-	uint32_t slot[VERBS_MAX_BATCH];
-	unsigned i, k, n;
-	int err = 0;
-
-	for (i = 0; i < rx->depth && !err; i += n) {
-		n = rx->depth - i < VERBS_MAX_BATCH ? rx->depth - i
-						    : VERBS_MAX_BATCH;
-		for (k = 0; k < n; k++)
-			slot[k] = i + k;
-		err = verbs_post(rx, slot, (int)n);
-	}
-	if (rx->cfg->rx.trace)
-		verbs_trace_posted(rx);
-	if (rx->queue + 1 < rx->nqueues)
-		return err;
-	first = &rx->queues[0];
-	verbs_hwctr_read(&first->ep.where, &first->hw_before);
-	pl_sysctr_read(&first->before, first->ifname);
-	return err;
-}
-
-/*
- * Let the sender connect (once we said we are ready): every queue's QP in
- * turn, each on its own port; the last one takes "before".
- */
-static int verbs_accept_sender(void *arg)
-{
-	struct verbs_rx *rxq = arg;
-	unsigned q;
-	int err = 0;
-
-	for (q = 0; q < rxq->nqueues && !err; q++)
-		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
-				   send_depth(&rxq[q]), rxq[q].depth,
-				   before_accept, &rxq[q]);
-	if (!err && rxq->cfg->rx.trace)
-		verbs_trace_qp(rxq, "QP after the accept");
-	return err;
 }
 
 /*

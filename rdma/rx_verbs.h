@@ -4,6 +4,15 @@
  * completion decode, the repost), shared by rx_verbs.c (the skeleton:
  * setup, loop, teardown, main) and its feature files: report_verbs.c,
  * reflect_verbs.c, hwstamp_verbs.c, trace_verbs.c, gpu_verbs.c.
+ *
+ * The modes (--mode):
+ *   ud            unreliable datagram: SEND into posted buffers, a 40-byte
+ *                 GRH in front of each; no receive buffer, message dropped
+ *   rc            reliable connection: SEND; no receive buffer, the sender
+ *                 is told "receiver not ready" (RNR) and retries
+ *   rc_write_imm  RDMA WRITE with immediate into our ring: the data lands
+ *                 without a receive buffer; the immediate (the slot index)
+ *                 consumes one and is all our CPU sees
  */
 #ifndef PATHLAB_RX_VERBS_H
 #define PATHLAB_RX_VERBS_H
@@ -248,6 +257,13 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
  */
 int verbs_open(struct verbs_rx *rx, const struct cfg *c);
 void verbs_close(struct verbs_rx *rx);
+
+/*
+ * verbs_setup.c, the window's first step (arg the queues): let the sender
+ * connect once we said we are ready, every queue's QP in turn, each on
+ * its own port; the last one takes the "before" snapshots. 0 or -errno.
+ */
+int verbs_accept_sender(void *arg);
 
 /* rx_verbs.c: poll the CQ from user space, each burst to the handler. */
 void verbs_rx_loop(void *arg);

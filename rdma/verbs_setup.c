@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The verbs receiver's setup helpers: one queue's device, CQ, registered
- * ring (and QP, unless rdma_cm makes it later), and their teardown.
+ * ring (and QP, unless rdma_cm makes it later), and their teardown; the
+ * first step of the measured window, which lets the sender connect.
  */
 #include "rx_verbs.h"
 #include "gpu.h"
@@ -70,4 +71,54 @@ void verbs_close(struct verbs_rx *rx)
 	reflect_teardown(rx); /* its address handles, before the PD */
 	verbs_ep_close(&rx->ep);
 	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
+}
+
+/*
+ * The last step before the sender may use this QP: fill its receive queue
+ * (every slot of the ring, a batch per call). After the last queue's, take
+ * the run's "before" snapshots, so that the counters see every data packet
+ * and no connection message.
+ */
+static int before_accept(void *arg)
+{
+	struct verbs_rx *first;
+	struct verbs_rx *rx = arg;
+	uint32_t slot[VERBS_MAX_BATCH];
+	unsigned i, k, n;
+	int err = 0;
+
+	for (i = 0; i < rx->depth && !err; i += n) {
+		n = rx->depth - i < VERBS_MAX_BATCH ? rx->depth - i
+						    : VERBS_MAX_BATCH;
+		for (k = 0; k < n; k++)
+			slot[k] = i + k;
+		err = verbs_post(rx, slot, (int)n);
+	}
+	if (rx->cfg->rx.trace)
+		verbs_trace_posted(rx);
+	if (rx->queue + 1 < rx->nqueues)
+		return err;
+	first = &rx->queues[0];
+	verbs_hwctr_read(&first->ep.where, &first->hw_before);
+	pl_sysctr_read(&first->before, first->ifname);
+	return err;
+}
+
+/*
+ * Let the sender connect (once we said we are ready): every queue's QP in
+ * turn, each on its own port; the last one takes "before".
+ */
+int verbs_accept_sender(void *arg)
+{
+	struct verbs_rx *rxq = arg;
+	unsigned q;
+	int err = 0;
+
+	for (q = 0; q < rxq->nqueues && !err; q++)
+		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
+				   send_depth(&rxq[q]), rxq[q].depth,
+				   before_accept, &rxq[q]);
+	if (!err && rxq->cfg->rx.trace)
+		verbs_trace_qp(rxq, "QP after the accept");
+	return err;
 }
