@@ -13,6 +13,7 @@
  * loop over up to 9000 bytes per frame); the AF_XDP receiver checks it,
  * and the drop mode counts what it drops without it.
  */
+/* 8< xdp-program */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
@@ -227,6 +228,7 @@ static __always_inline enum pl_reason parse_frame(void *data, void *end,
  */
 static __always_inline int count(__u32 verdict, __u32 r, __u64 len)
 {
+	/* 8< xdp-count-verdict */
 	struct pl_xdp_count *c = bpf_map_lookup_elem(&verdicts, &verdict);
 	__u64 *n;
 
@@ -234,6 +236,7 @@ static __always_inline int count(__u32 verdict, __u32 r, __u64 len)
 		c->packets++;
 		c->bytes += len;
 	}
+	/* >8 xdp-count-verdict */
 	if (verdict == XDP_PASS && (n = bpf_map_lookup_elem(&passed, &r)))
 		(*n)++;
 	return verdict;
@@ -303,18 +306,22 @@ int pathlab_xdp(struct xdp_md *ctx)
 	__u64 *n, ends = st ? st->end_markers : 0;
 
 	r = parse_frame(data, end, st);
+	/* 8< xdp-count-reason */
 	n = bpf_map_lookup_elem(&reasons, &r);
 	if (n)
 		(*n)++;
+	/* >8 xdp-count-reason */
 	if (r != PL_OK)
 		return count(XDP_PASS, r,
 			     end - data); /* not ours: the stack's */
 	if (lab_action == PL_XDP_DROP) {
 		verdict = XDP_DROP;
 	} else if (lab_action == PL_XDP_REDIRECT) {
+		/* 8< xdp-redirect */
 		/* XDP_PASS when no socket is bound to this queue. */
 		verdict =
 			bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
+		/* >8 xdp-redirect */
 		/* Data only: parse_frame() counted an end marker if any. */
 		if (verdict == XDP_PASS && st && st->end_markers == ends)
 			st->no_socket++;
@@ -326,3 +333,4 @@ int pathlab_xdp(struct xdp_md *ctx)
 /* >8 xdp-verdict */
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
+/* >8 xdp-program */

@@ -20,6 +20,7 @@ struct dec {
 	int exp;
 };
 
+/* 8< budget-compute */
 /* Fill *b with the frame rate and per-frame budget for one rate and size. */
 void pl_budget_compute(uint64_t rate_bps, unsigned frame_bytes, double clock_hz,
 		       struct pl_budget *b)
@@ -39,6 +40,7 @@ void pl_budget_compute(uint64_t rate_bps, unsigned frame_bytes, double clock_hz,
 		b->cycles_per_frame = clock_hz / (double)b->frames_per_second;
 	}
 }
+/* >8 budget-compute */
 
 /* Append one digit to *d; false when the mantissa would overflow. */
 static bool dec_push(struct dec *d, unsigned digit)

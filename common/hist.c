@@ -60,6 +60,7 @@ uint64_t pl_hist_bucket_high(unsigned i)
 	return pl_hist_bucket_low(i) + ((1ull << mag) - 1);
 }
 
+/* 8< hist-percentile */
 /* The 1-based rank of the nearest-rank percentile p of count values. */
 static uint64_t pl_hist_rank(uint64_t count, double p)
 {
@@ -114,6 +115,7 @@ uint64_t pl_hist_percentile(const struct pl_hist *h, double p)
 		v = h->max;
 	return v;
 }
+/* >8 hist-percentile */
 
 /* Arithmetic mean of the recorded values; 0 when there are none. */
 double pl_hist_mean(const struct pl_hist *h)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 8< seq-window */
 #define WORDS (PL_SEQ_WINDOW / 64)
 
 /*
@@ -21,16 +22,19 @@ static bool seq_extend(const struct pl_seq *q, uint32_t seq, uint64_t *n)
 	return true;
 }
 
+/* Is n marked seen in the window? */
 static bool bit_test(const struct pl_seq *q, uint64_t n)
 {
 	return q->bits[(n / 64) % WORDS] & (1ull << (n % 64));
 }
 
+/* Mark n seen. */
 static void bit_set(struct pl_seq *q, uint64_t n)
 {
 	q->bits[(n / 64) % WORDS] |= 1ull << (n % 64);
 }
 
+/* Mark n unseen. */
 static void bit_clear(struct pl_seq *q, uint64_t n)
 {
 	q->bits[(n / 64) % WORDS] &= ~(1ull << (n % 64));
@@ -49,10 +53,12 @@ static void window_advance(struct pl_seq *q, uint64_t to)
 		bit_clear(q, n);
 }
 
+/* Account one sequence number; returns false for a duplicate. */
 bool pl_seq_account(struct pl_seq *q, uint32_t seq)
 {
 	uint64_t n;
 
+	/* 8< seq-first */
 	if (!q->started) {
 		q->started = true;
 		q->first = q->highest = seq;
@@ -60,11 +66,14 @@ bool pl_seq_account(struct pl_seq *q, uint32_t seq)
 		q->unique = 1;
 		return true;
 	}
+	/* >8 seq-first */
 	if (!seq_extend(q, seq, &n)) {
+		/* Before zero: too old to tell, counted as a unique late. */
 		q->too_late++;
 		q->unique++;
 		return true;
 	}
+	/* 8< seq-ahead */
 	if (n > q->highest) {
 		window_advance(q, n);
 		q->highest = n;
@@ -72,6 +81,7 @@ bool pl_seq_account(struct pl_seq *q, uint32_t seq)
 		q->unique++;
 		return true;
 	}
+	/* >8 seq-ahead */
 	if (q->highest - n >= PL_SEQ_WINDOW) {
 		/* Simplification: too old to tell late from duplicate. */
 		q->too_late++;
@@ -80,6 +90,7 @@ bool pl_seq_account(struct pl_seq *q, uint32_t seq)
 			q->first = n;
 		return true;
 	}
+	/* 8< seq-within */
 	if (n >= q->first && bit_test(q, n)) {
 		q->dups++;
 		return false;
@@ -89,18 +100,23 @@ bool pl_seq_account(struct pl_seq *q, uint32_t seq)
 	q->unique++;
 	if (n < q->first)
 		q->first = n;
+	/* >8 seq-within */
 	return true;
 }
 
+/* Sequence numbers in [first, highest] never seen. */
 uint64_t pl_seq_missing(const struct pl_seq *q)
 {
+	/* 8< seq-missing */
 	uint64_t span;
 
 	if (!q->started)
 		return 0;
 	span = q->highest - q->first + 1;
 	return span > q->unique ? span - q->unique : 0;
+	/* >8 seq-missing */
 }
+/* >8 seq-window */
 
 void pl_stats_init(struct pl_rx_stats *s)
 {

@@ -180,6 +180,7 @@ enum pl_reason pl_parse_payload(const void *buf, size_t len, struct pl_pkt *p)
 	return parse_payload(buf, len, p);
 }
 
+/* 8< wire-parse */
 /* Check the UDP header at f + p->l4_off, room bytes of IP payload. */
 static enum pl_reason parse_udp(const uint8_t *f, size_t room,
 				uint16_t dst_port, struct pl_pkt *p)
@@ -268,6 +269,7 @@ enum pl_reason pl_parse_frame(const void *buf, size_t len, uint16_t dst_port,
 		return PL_OTHER_L2;
 	return parse_ipv4(f, len, dst_port, p);
 }
+/* >8 wire-parse */
 
 /* Zero the check field of a payload, compute it and store it. */
 static void seal_payload(uint8_t *b, size_t len)

@@ -61,6 +61,7 @@ PL_HD static inline uint32_t plc_be32(const uint8_t *b)
 	return plc_be16(b) << 16 | plc_be16(b + 2);
 }
 
+/* 8< gpu-consumer-parse */
 /* The RFC 1071 sum of len bytes, folded to 16 bits, not complemented. */
 PL_HD static inline uint32_t plc_sum(const uint8_t *b, uint32_t len)
 {
@@ -156,6 +157,7 @@ PL_HD static inline uint8_t plc_frame(const uint8_t *f, uint32_t len,
 		return PL_OTHER_L2;
 	return plc_ipv4_udp(f, len, l3, port, r);
 }
+/* >8 gpu-consumer-parse */
 
 /* 8< gpu-consumer-check */
 /* The consumer's work on one packet: check it, record what it found. */

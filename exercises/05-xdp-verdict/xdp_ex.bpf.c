@@ -2,16 +2,23 @@
 /*
  * Exercise 5: the XDP program's decision.
  *
- * A copy of af-xdp/pathlab.bpf.c with three pieces taken out. The program
- * runs in the driver on every frame, before the kernel builds an skb. It
- * parses the frame (that part is here, complete: exercise 2 is its user
- * space twin), counts it, and decides: a good datagram to the lab port
- * goes to the AF_XDP socket of the queue it came in on, anything else on
- * to the kernel stack. Fill in the "Exercise 5.N" marks.
+ * The lab's own program, af-xdp/pathlab.bpf.c, with three pieces taken
+ * out. The program runs in the driver on every frame, before the kernel
+ * builds an skb. It parses the frame (that part is here, complete:
+ * exercise 2 is its user space twin), counts it, and decides: a good
+ * datagram to the lab port goes to the AF_XDP socket of the queue it came
+ * in on, anything else on to the kernel stack. It can also trace frames
+ * (--trace) and count what it passes on; that is given. Fill in the
+ * "Exercise 5.N" marks.
  *
  * Simplification: the pathlab payload checksum is not verified here (a
  * loop over up to 9000 bytes per frame); the AF_XDP receiver checks it.
+ *
+ * The lines between the 8< markers are the lab's, copied by
+ * exercises/lib/regions.py --write; the ones between the "hole" markers
+ * are this exercise's own.
  */
+/* 8< xdp-program from af-xdp/pathlab.bpf.c */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
@@ -29,7 +36,14 @@
 /* Set by the loader before the program is loaded (.rodata). */
 const volatile __u16 lab_port = PL_UDP_PORT;
 const volatile __u32 lab_action = PL_XDP_REDIRECT;
+/*
+ * --trace N with --action drop|pass: the first N lab datagrams (per CPU)
+ * go to trace_ring. 0 without --trace: the verifier sees the constant and
+ * removes the tracing branch, so the untraced program carries no cost.
+ */
+const volatile __u32 trace_n = 0;
 
+/* 8< xsks-map */
 /* One AF_XDP socket per RX queue, keyed by the queue's index. */
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -37,6 +51,7 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } xsks SEC(".maps");
+/* >8 xsks-map */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -53,12 +68,39 @@ struct {
 	__type(value, __u64);
 } reasons SEC(".maps");
 
+/*
+ * What the program passed on to the kernel, by the same reason: every
+ * frame that is not a good lab datagram (the receiver reports them as bad
+ * or other), and under PL_OK the lab's datagrams it did not redirect or
+ * drop. The kernel may drop these in turn: not ours, so not our loss.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PL_REASON_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} passed SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct pl_xdp_lab);
 } lab SEC(".maps");
+
+/* Traced frames, one struct pl_xdp_trace each; read after the run. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PL_XDP_TRACE_RING);
+} trace_ring SEC(".maps");
+
+/* Per CPU: frames traced so far, records lost to a full ring. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl_xdp_trace_state);
+} trace_state SEC(".maps");
 
 /* Per flow, the seq of its end marker: how many datagrams it sent. */
 struct {
@@ -158,6 +200,7 @@ static __always_inline enum pl_reason parse_ipv4(const struct iphdr *ip,
 	return parse_udp((const void *)ip + ihl, tot - ihl, end, st);
 }
 
+/* 8< xdp-parse */
 /* Classify one frame with the reason codes of common/wire.h. */
 static __always_inline enum pl_reason parse_frame(void *data, void *end,
 						  struct pl_xdp_lab *st)
@@ -182,18 +225,82 @@ static __always_inline enum pl_reason parse_frame(void *data, void *end,
 		return PL_OTHER_L2;
 	return parse_ipv4(data + off, len - off, end, st);
 }
+/* >8 xdp-parse */
 
-/* Add one frame of len bytes to the counters of its verdict. */
-static __always_inline int count(__u32 verdict, __u64 len)
+/*
+ * Add one frame of len bytes, parsed as reason r, to the counters of its
+ * verdict, and to what was passed on when it goes to the kernel.
+ */
+static __always_inline int count(__u32 verdict, __u32 r, __u64 len)
 {
+	/* 8< hole xdp-count-verdict */
+	__u64 *n;
+
 	/*
 	 * Exercise 5.1: one packet of len bytes for this verdict, in the
 	 * per-CPU map verdicts. What will the verifier insist on? Why need
 	 * a per-CPU entry no atomics?
 	 */
+	/* >8 hole xdp-count-verdict */
+	if (verdict == XDP_PASS && (n = bpf_map_lookup_elem(&passed, &r)))
+		(*n)++;
 	return verdict;
 }
 
+/* The pathlab header of a frame parse_frame() found good, or NULL. */
+static __always_inline const __u8 *lab_header(void *data, void *end)
+{
+	struct ethhdr *eth = data;
+	struct iphdr *ip = data + PL_ETH_LEN;
+	const __u8 *pl;
+
+	if ((void *)(eth + 1) > end)
+		return NULL;
+	if (eth->h_proto == bpf_htons(ETH_P_8021Q) ||
+	    eth->h_proto == bpf_htons(ETH_P_8021AD))
+		ip = (void *)ip + PL_VLAN_LEN;
+	if ((void *)(ip + 1) > end)
+		return NULL;
+	pl = (const __u8 *)ip + ip->ihl * 4 + PL_UDP_LEN;
+	if ((const void *)(pl + 8) > end)
+		return NULL;
+	return pl;
+}
+
+/* Write one record of a good lab datagram to trace_ring (--trace N). */
+static __always_inline int trace_frame(struct xdp_md *ctx, __u32 verdict)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct pl_xdp_trace_state *ts;
+	struct pl_xdp_trace *rec;
+	const __u8 *pl;
+	__u32 zero = 0;
+
+	ts = bpf_map_lookup_elem(&trace_state, &zero);
+	if (!ts || ts->traced >= trace_n)
+		return 0;
+	ts->traced++;
+	rec = bpf_ringbuf_reserve(&trace_ring, sizeof(*rec), 0);
+	if (!rec) {
+		ts->lost++;
+		return 0;
+	}
+	pl = lab_header(data, end);
+	rec->ns = bpf_ktime_get_ns();
+	rec->ifindex = ctx->ingress_ifindex;
+	rec->rx_queue = ctx->rx_queue_index;
+	rec->len = end - data;
+	rec->verdict = verdict;
+	rec->reason = PL_OK;
+	rec->seq = pl ? bpf_ntohl(*(const __u32 *)(pl + 4)) : 0;
+	rec->flow = pl ? pl[3] : 0;
+	rec->cpu = bpf_get_smp_processor_id();
+	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}
+
+/* 8< xdp-verdict */
 SEC("xdp")
 int pathlab_xdp(struct xdp_md *ctx)
 {
@@ -204,25 +311,34 @@ int pathlab_xdp(struct xdp_md *ctx)
 	__u64 *n, ends = st ? st->end_markers : 0;
 
 	r = parse_frame(data, end, st);
+	/* 8< hole xdp-count-reason */
 	/*
 	 * Exercise 5.2: count the frame under its parse outcome r in the
 	 * per-CPU map reasons (the same way as in count()).
 	 */
+	/* >8 hole xdp-count-reason */
 	if (r != PL_OK)
-		return count(XDP_PASS, end - data); /* not ours: the stack's */
+		return count(XDP_PASS, r,
+			     end - data); /* not ours: the stack's */
 	if (lab_action == PL_XDP_DROP) {
 		verdict = XDP_DROP;
 	} else if (lab_action == PL_XDP_REDIRECT) {
+		/* 8< hole xdp-redirect */
 		/*
 		 * Exercise 5.3: to the AF_XDP socket of this frame's RX queue
 		 * (the xsks map); where none is bound, to the kernel stack.
 		 */
 		verdict = XDP_PASS;
+		/* >8 hole xdp-redirect */
 		/* Data only: parse_frame() counted an end marker if any. */
 		if (verdict == XDP_PASS && st && st->end_markers == ends)
 			st->no_socket++;
 	}
-	return count(verdict, end - data);
+	if (trace_n) /* constant: gone from the program without --trace */
+		trace_frame(ctx, verdict);
+	return count(verdict, r, end - data);
 }
+/* >8 xdp-verdict */
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
+/* >8 xdp-program */

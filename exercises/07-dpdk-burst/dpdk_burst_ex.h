@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Exercise 7: the DPDK receive loop. The receiver's state is a trimmed
- * copy of struct dpdk_rx in dpdk/rx_dpdk.c.
+ * copy of struct dpdk_queue in dpdk/rx_dpdk.h (one queue's poll state).
  */
 #ifndef PATHLAB_EX_DPDK_BURST_H
 #define PATHLAB_EX_DPDK_BURST_H

@@ -9,11 +9,17 @@
  * Numbers are 32 bits on the wire and wrap; they are extended to 64 bits
  * against the highest seen. A bitmap remembers the last PL_SEQ_WINDOW
  * numbers. The helpers are given. Fill in the "Exercise 9.N" marks.
+ *
+ * The lines between the 8< markers are the lab's own (common/stats.c,
+ * its pl_seq_ functions named ex_seq_ here), copied by
+ * exercises/lib/regions.py --write; the ones between the "hole" markers
+ * are this exercise's own.
  */
 #include "seq_ex.h"
 
 #include <string.h>
 
+/* 8< seq-window from common/stats.c pl_seq_=ex_seq_ */
 #define WORDS (PL_SEQ_WINDOW / 64)
 
 /*
@@ -67,19 +73,23 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 {
 	uint64_t n;
 
+	/* 8< hole seq-first */
 	/* Exercise 9.1: the flow's first packet. */
 
+	/* >8 hole seq-first */
 	if (!seq_extend(q, seq, &n)) {
 		/* Before zero: too old to tell, counted as a unique late. */
 		q->too_late++;
 		q->unique++;
 		return true;
 	}
+	/* 8< hole seq-ahead */
 	/*
 	 * Exercise 9.2: a number above the highest. What must the window
 	 * forget first? (The numbers skipped are the gaps: 9.4 counts them.)
 	 */
 
+	/* >8 hole seq-ahead */
 	if (q->highest - n >= PL_SEQ_WINDOW) {
 		/* Simplification: too old to tell late from duplicate. */
 		q->too_late++;
@@ -88,16 +98,21 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 			q->first = n;
 		return true;
 	}
+	/* 8< hole seq-within */
 	/*
 	 * Exercise 9.3: within the window, at or below the highest: a
 	 * duplicate (returns false) or a late packet filling a gap.
 	 */
+	/* >8 hole seq-within */
 	return true;
 }
 
 /* Sequence numbers in [first, highest] never seen. */
 uint64_t ex_seq_missing(const struct pl_seq *q)
 {
+	/* 8< hole seq-missing */
 	/* Exercise 9.4: the gaps, never below 0. */
 	return 0;
+	/* >8 hole seq-missing */
 }
+/* >8 seq-window */

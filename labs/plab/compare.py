@@ -14,7 +14,7 @@ import shutil
 import signal
 
 from . import (engine, lab, options, outdir, paths, placement, references,
-               run as R, sender, table, tradeoffs, usage, vm)
+               run as R, sender, stats, table, tradeoffs, usage, vm)
 from .util import (JOURNAL, ROOT, Fail, Usage, defer, end_tracked, say)
 
 
@@ -163,6 +163,7 @@ def compare(o, build):
         ctx.tradeoffs = tradeoffs.Evidence(not o.lab(), ctx.rx_if)
         defer(ctx.tradeoffs.nf_remove)
     host = lab.host_info()
+    host["background_cpus_start"] = stats.background_cpus()
     specs = engine.plan(rows, o.sizes, o.workloads, o.gpus(), o.trials,
                         ctx.refs.of if ctx.refs else None, o.variants)
     vms = vm.Verbs(ctx) if "verbs" in o.paths else None
@@ -182,6 +183,7 @@ def report(ctx, d, host, total):
     """results.json, the tables, plots and figure; the exit status."""
     led = ctx.ledger
     if led.runs:
+        host["background_cpus_end"] = stats.background_cpus()
         res = engine.assemble(ctx, host)
         engine.write_json(os.path.join(d.path, "results.json"), res)
         lines = table.comparison(res)

@@ -11,6 +11,8 @@ generated block keep the Markdown tied to them:
   <!-- results: label [ID] -->       where, when and how the run was made
   <!-- results: budget -->           the cycle budget per frame size
   <!-- results: choose SIZE -->      what each path gives up, measured
+  <!-- results: table PATHS WLS SIZE --> compare's table for those paths
+                                     (comma lists; reference rows too)
   ...generated Markdown...
   <!-- /results -->
 
@@ -97,7 +99,29 @@ def render_results(words):
     if kind == "choose" and len(words) == 2 and words[1].isdigit():
         return jq(["--arg", "what", "choose", "--argjson", "size", words[1],
                    "-f", tools])
+    if kind == "table" and len(words) == 4 and words[3].isdigit():
+        return table_block(words[1].split(","), words[2].split(","),
+                           int(words[3]))
     die("unknown block 'results: %s'" % " ".join(words))
+
+
+def table_block(paths, workloads, size):
+    """compare's comparison table for PATHS (their reference rows too) on
+    WORKLOADS at SIZE-byte frames, from the checked-in run."""
+    from . import table
+    from .summary import summarize
+    with open(RESULTS) as f:
+        res = json.load(f)
+    runs = [r for r in res.get("runs", []) if r.get("path") in paths
+            and r.get("workload") in workloads
+            and r.get("frame_bytes") == size
+            and (r.get("gpu") or "none") == "none"]
+    if not runs:
+        die("results: table %s %s %d: no such runs in %s" % (
+            ",".join(paths), ",".join(workloads), size,
+            os.path.relpath(RESULTS, ROOT)))
+    lines = table.comparison(dict(res, runs=runs, summary=summarize(runs)))
+    return "```text\n" + "\n".join(lines).rstrip("\n") + "\n```\n"
 
 
 def render_bench(words):

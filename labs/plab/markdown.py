@@ -82,6 +82,11 @@ def header(h, size, runs):
         end = h.get("loadavg_end")
         s += "; load average %s at the start, %s at the end" % (
             jqnum(h["loadavg_start"]), "?" if end is None else jqnum(end))
+    bg = [h.get("background_cpus_" + w) for w in ("start", "end")]
+    if None not in bg:
+        s += ("; with no traffic, %s and %s CPUs busy before the first run"
+              " and after the last (the load average at the end still"
+              " counts the lab's own last runs)" % tuple(jqnum(b) for b in bg))
     envs = sorted({md(emulated.env_text(r, 40), 80) for r in runs
                    if r.get("env") is not None})
     return s + "; %d-byte frames; env: %s." % (size, ", ".join(envs))

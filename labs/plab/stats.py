@@ -4,6 +4,9 @@ rows cannot be told apart on a figure (their min-max ranges overlap),
 ratios ours/reference, and whether the machine was busy during a run.
 """
 
+import os
+import time
+
 
 def median(xs):
     """The median of the numbers XS (None for none)."""
@@ -137,6 +140,28 @@ def cpu_ticks():
         v = [int(x) for x in f.readline().split()[1:]]
     # user nice system idle iowait irq softirq steal (guest is in user)
     return sum(v[:8]), (v[7] if len(v) > 7 else 0)
+
+
+def busy_share(before, after):
+    """The share of all CPUs' time that was busy between two /proc/stat
+    cpu lines (lists of jiffies: user nice system idle iowait ...)."""
+    d = [b - a for a, b in zip(before, after)]
+    total = sum(d[:8])
+    idle = d[3] + (d[4] if len(d) > 4 else 0)
+    return (total - idle) / total if total > 0 else 0.0
+
+
+def background_cpus(seconds=2.0):
+    """How many CPUs other work keeps busy: the busy share of every CPU
+    over SECONDS while the lab sends nothing, times the CPU count. The
+    1-minute load average cannot tell this right after the lab's own
+    runs, which it still counts for a minute or more."""
+    def line():
+        with open("/proc/stat") as f:
+            return [int(x) for x in f.readline().split()[1:]]
+    before = line()
+    time.sleep(seconds)
+    return round(busy_share(before, line()) * (os.cpu_count() or 1), 3)
 
 
 def loadavg():

@@ -92,7 +92,14 @@ def where_label($path):
 	| "**Measured** \($date) on \($h.cpu_model // "?" | md), \($h.cpus // "?" | md) CPUs"
 	+ (if $h.tsc_hz then " (TSC \($h.tsc_hz / 1e9 | fmt(2)) GHz)" else "" end)
 	+ ", kernel \($h.kernel // "?" | md), virtualization \($h.virtualization // "?" | md)"
-	+ (if $h.loadavg_start != null and $h.cpus != null
+	+ (if ($h.background_cpus_start | type) == "number"
+		and ($h.background_cpus_end | type) == "number" then
+		([$h.background_cpus_start, $h.background_cpus_end] | max) as $bg
+		| if $bg > 0.25
+		then " · **a loaded machine**: other work kept \($h.background_cpus_start | fmt(2)) CPUs busy before the first run and \($h.background_cpus_end | fmt(2)) after the last (it shares the CPUs and is in every figure)"
+		else " · a quiet machine: load average \($h.loadavg_start | fmt(1)) at the start; with no traffic, \($h.background_cpus_start | fmt(2)) and \($h.background_cpus_end | fmt(2)) CPUs busy before the first run and after the last"
+		end
+	elif $h.loadavg_start != null and $h.cpus != null
 		and ([$h.loadavg_start, $h.loadavg_end // 0] | max) > $h.cpus / 2
 		then " · **a loaded machine**: load average \($h.loadavg_start | fmt(1)) at the start, \($h.loadavg_end // null | fmt(1)) at the end (other work shares the CPUs and is in every figure)"
 		else "" end)

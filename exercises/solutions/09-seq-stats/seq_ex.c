@@ -2,12 +2,16 @@
 /*
  * Exercise 9: loss, reordering and duplicates from sequence numbers.
  * Reference solution: pl_seq_account() and pl_seq_missing() of
- * common/stats.c.
+ * common/stats.c, the lines of its region seq-window with pl_seq_ named
+ * ex_seq_ (copied by exercises/lib/regions.py --write). Its regions
+ * seq-first, seq-ahead, seq-within and seq-missing are the exercise's
+ * steps 9.1 to 9.4.
  */
 #include "seq_ex.h"
 
 #include <string.h>
 
+/* 8< seq-window from common/stats.c pl_seq_=ex_seq_ */
 #define WORDS (PL_SEQ_WINDOW / 64)
 
 /*
@@ -61,7 +65,7 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 {
 	uint64_t n;
 
-	/* Exercise 9.1 */
+	/* 8< seq-first */
 	if (!q->started) {
 		q->started = true;
 		q->first = q->highest = seq;
@@ -69,14 +73,14 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 		q->unique = 1;
 		return true;
 	}
-
+	/* >8 seq-first */
 	if (!seq_extend(q, seq, &n)) {
 		/* Before zero: too old to tell, counted as a unique late. */
 		q->too_late++;
 		q->unique++;
 		return true;
 	}
-	/* Exercise 9.2 */
+	/* 8< seq-ahead */
 	if (n > q->highest) {
 		window_advance(q, n);
 		q->highest = n;
@@ -84,7 +88,7 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 		q->unique++;
 		return true;
 	}
-
+	/* >8 seq-ahead */
 	if (q->highest - n >= PL_SEQ_WINDOW) {
 		/* Simplification: too old to tell late from duplicate. */
 		q->too_late++;
@@ -93,7 +97,7 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 			q->first = n;
 		return true;
 	}
-	/* Exercise 9.3 */
+	/* 8< seq-within */
 	if (n >= q->first && bit_test(q, n)) {
 		q->dups++;
 		return false;
@@ -103,17 +107,20 @@ bool ex_seq_account(struct pl_seq *q, uint32_t seq)
 	q->unique++;
 	if (n < q->first)
 		q->first = n;
+	/* >8 seq-within */
 	return true;
 }
 
 /* Sequence numbers in [first, highest] never seen. */
 uint64_t ex_seq_missing(const struct pl_seq *q)
 {
-	/* Exercise 9.4 */
+	/* 8< seq-missing */
 	uint64_t span;
 
 	if (!q->started)
 		return 0;
 	span = q->highest - q->first + 1;
 	return span > q->unique ? span - q->unique : 0;
+	/* >8 seq-missing */
 }
+/* >8 seq-window */

@@ -69,6 +69,20 @@ class Busy(unittest.TestCase):
         self.assertIn("contended", c["machine_busy_why"])
 
 
+class Background(unittest.TestCase):
+    def test_busy_share(self):
+        # user nice system idle iowait irq softirq steal
+        a = [100, 0, 50, 800, 50, 0, 0, 0]
+        b = [150, 0, 100, 1700, 50, 0, 0, 0]
+        self.assertAlmostEqual(stats.busy_share(a, b), 0.1)
+        self.assertEqual(stats.busy_share(a, a), 0.0)
+
+    def test_background_cpus(self):
+        v = stats.background_cpus(0.05)
+        self.assertGreaterEqual(v, 0.0)
+        self.assertLessEqual(v, float(__import__("os").cpu_count()))
+
+
 class Summary(unittest.TestCase):
     def runs(self):
         out = []

@@ -84,5 +84,18 @@ class Table(unittest.TestCase):
         self.assertEqual([l.split()[7] for l in lines[1:]], ["0", "1", "2"])
 
 
+class Header(unittest.TestCase):
+    def test_background(self):
+        from plab import markdown
+        h = {"date": "d", "cpu_model": "m", "cpus": 2, "kernel": "k",
+             "virtualization": "none", "loadavg_start": 0.2,
+             "loadavg_end": 1.7}
+        self.assertNotIn("no traffic", markdown.header(h, 64, []))
+        h.update(background_cpus_start=0.01, background_cpus_end=0.03)
+        text = markdown.header(h, 64, [])
+        self.assertIn("load average 0.2 at the start, 1.7 at the end", text)
+        self.assertIn("with no traffic, 0.01 and 0.03 CPUs busy", text)
+
+
 if __name__ == "__main__":
     unittest.main()
