@@ -171,9 +171,10 @@ void gpu_xsk_traced_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
 		xsk_trace_end(rx);
 }
 
-/* The GPU's one-time setup, as trace events. */
-static void gpu_trace_setup(struct xsk_rx *rx, struct gpu_xsk *gx)
+void gpu_xsk_trace_setup(struct xsk_rx *rx)
 {
+	struct gpu_xsk *gx = rx->gpu;
+
 	if (gx->copy)
 		pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_STEP,
 			     "pin the UMEM; device memory for a batch",
@@ -252,8 +253,6 @@ int gpu_xsk_setup(struct xsk_rx *rx, const struct cfg *c)
 		return err;
 	}
 	rx->gpu = gx;
-	if (c->rx.trace)
-		gpu_trace_setup(rx, gx);
 	return 0;
 }
 

@@ -42,11 +42,11 @@ static inline enum pl_reason rx_one(struct xsk_rx *rx, const void *buf,
 
 /*
  * The handlers of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: one for a burst and one for an empty RX ring
- * (spin and kick, or sleep in poll()), plain, and traced ones that step
- * through the first --trace N frames and then hand over to the plain ones.
- * XDP alone has none: it traces in the program, its loop watches. Where
- * check_cfg() refuses a kind with --trace, it has no traced handler.
+ * tests an option per frame: plain, and the traced one that steps through
+ * the first --trace N frames and then hands over to the plain one.
+ * check_cfg() refuses the kinds that have no traced handler.
+ * An empty RX ring has a handler too: spin and kick, or sleep in poll().
+ * XDP alone has none: it traces in the program, its loop watches.
  */
 static void choose_loop(const struct cfg *c, struct xsk_rx *rx)
 {
@@ -79,9 +79,9 @@ static void choose_loop(const struct cfg *c, struct xsk_rx *rx)
 }
 
 /*
- * Set up: the program and, for redirect, every queue's socket, each with
- * the handlers its run needs; the window the run is measured in. On
- * failure rxq[0].queue is the RX queue it concerns. 0 or -errno.
+ * Set up: the program and, for redirect, every queue's socket, each with the
+ * handler its run needs; the window the run is measured in. On failure
+ * rxq[0].queue is the RX queue it concerns. 0 or -errno.
  */
 static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 		     const struct cfg *c, struct pl_rx_window *w)
@@ -92,7 +92,7 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 	int err = 0;
 
 	rx->cfg = c;
-	rx->run = run;
+	rx->run = run; /* XDP alone too */
 	rx->port = (uint16_t)c->port;
 	rx->batch = c->batch;
 	rx->queue = c->queue;
@@ -100,7 +100,7 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 	if (err)
 		return err;
 	for (q = 0; afxdp && q < n; q++) {
-		err = xsk_queue_open(rxq, q, c);
+		err = xsk_queue_open(rxq, q, run, c);
 		if (err)
 			break;
 		choose_loop(c, &rxq[q]);
@@ -113,13 +113,16 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 		rx->queue = failed;
 		return err;
 	}
-	/* XDP alone: the program traces; we read it after the run. */
-	if (c->rx.trace)
-		(afxdp ? xsk_trace_setup : xdp_trace_setup)(rx, c);
 	if (afxdp && c->gpu && (err = gpu_xsk_setup(rx, c))) {
 		sockets_teardown(rxq, c);
 		xdp_prog_teardown(rx);
 		return err;
+	}
+	/* XDP alone: the program traces; we read it after the run. */
+	if (c->rx.trace) {
+		(afxdp ? xsk_trace_setup : xdp_trace_setup)(rx, c);
+		if (rx->gpu)
+			gpu_xsk_trace_setup(rx);
 	}
 	*w = (struct pl_rx_window){
 		.rx_loop = afxdp ? xsk_rx_loop : xdp_watch_loop,
@@ -137,8 +140,8 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 }
 
 /* 8< xsk-rx-burst */
-/* The plain handler: parse and account the burst's frames in place, then
- * give them back to the fill ring. */
+/* The plain handler: parse and account every frame of the burst, in
+ * place, then give the frames back to the fill ring. */
 void xsk_plain_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
 		     uint64_t now)
 {
@@ -190,7 +193,8 @@ void xsk_poll_wait(struct xsk_rx *rx)
 		rx->wakeups++;
 }
 
-/* Undo xsk_setup(): the sockets leave the map before the program goes. */
+/* Undo xsk_setup(), the last queue first: the sockets leave the map
+ * before the program goes. */
 static void xsk_teardown(struct xsk_rx *rxq, const struct cfg *c)
 {
 	struct xsk_rx *rx = &rxq[0];
@@ -203,30 +207,15 @@ static void xsk_teardown(struct xsk_rx *rxq, const struct cfg *c)
 	xdp_prog_teardown(rx);
 }
 
-/* Say why setup failed in the words a student needs; the exit code. */
+/* Say why setup failed, in one line; the exit code. */
 static int setup_error(const struct cfg *c, const struct xsk_rx *rx, int err)
 {
-	if (err == -EOPNOTSUPP && c->bind == BIND_ZEROCOPY) {
-		fprintf(stderr,
-			"pathlab-rx-xsk: %s: zero-copy needs a NIC driver "
-			"with AF_XDP zero-copy support; veth has none; use "
-			"--bind copy or auto\n",
-			c->rx.iface);
-		return PL_EXIT_SKIP;
-	}
-	fprintf(stderr, "pathlab-rx-xsk: %s queue %u: %s\n", c->rx.iface,
-		rx->queue, strerror(-err));
-	if (err == -EPERM || err == -EACCES) {
-		fprintf(stderr, "pathlab-rx-xsk: needs root (CAP_BPF, "
-				"CAP_NET_ADMIN, CAP_NET_RAW)\n");
-		return PL_EXIT_SKIP;
-	}
-	if (err == -EBUSY)
-		fprintf(stderr,
-			"pathlab-rx-xsk: another XDP program is "
-			"attached to %s (one per interface here)\n",
-			c->rx.iface);
-	return err == -ENODEV || err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
+	const char *hint;
+	int code = xsk_setup_why(c, err, &hint);
+
+	fprintf(stderr, "pathlab-rx-xsk: %s queue %u: %s%s\n", c->rx.iface,
+		rx->queue, strerror(-err), hint);
+	return code;
 }
 
 int main(int argc, char **argv)

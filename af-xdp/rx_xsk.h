@@ -184,13 +184,21 @@ int xsk_link_rx_queues(const char *ifname);
 void xsk_socket_close(struct xsk_rx *rx);
 
 /*
- * Queue q's socket (xsk_setup.c), on RX queue --queue + q, with the first
- * queue's program and run; 0 or -errno. Undone by xsk_queue_close();
- * every queue's by sockets_teardown().
+ * Queue q's socket and stats (xsk_setup.c), on RX queue --queue + q, with
+ * the first queue's program, in the run; 0 or -errno. Undone by
+ * xsk_queue_close(); every queue's by sockets_teardown().
  */
-int xsk_queue_open(struct xsk_rx *rxq, unsigned q, const struct cfg *c);
+int xsk_queue_open(struct xsk_rx *rxq, unsigned q, struct pl_run *run,
+		   const struct cfg *c);
 void xsk_queue_close(struct xsk_rx *rxq, unsigned q);
 void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c);
+
+/*
+ * Why setup failed with err, in the words a student needs (xsk_setup.c):
+ * *hint, to follow the error ("" when there is nothing to add); the exit
+ * code.
+ */
+int xsk_setup_why(const struct cfg *c, int err, const char **hint);
 
 /* Read the socket's XDP_STATISTICS into *st; 0/-errno. */
 int xsk_read_stats(const struct xsk_rx *rx, struct xdp_statistics *st);
@@ -260,6 +268,9 @@ extern const char *const gpu_xsk_modes[];
 
 /* The GPU variant (gpu_xsk.c): UMEM registration and loops; 0/-errno. */
 int gpu_xsk_setup(struct xsk_rx *rx, const struct cfg *c);
+
+/* --trace N with --gpu: the GPU's setup as trace events. */
+void gpu_xsk_trace_setup(struct xsk_rx *rx);
 
 /* Undo gpu_xsk_setup(), before the UMEM goes. */
 void gpu_xsk_teardown(struct xsk_rx *rx);

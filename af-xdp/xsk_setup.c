@@ -11,6 +11,7 @@
  * nothing to receive: it reads the program's counters).
  */
 #include "rx_xsk.h"
+#include "opt.h"
 #include "pathlab.skel.h"
 
 #include <bpf/bpf.h>
@@ -352,21 +353,22 @@ void xsk_after_loop(void *arg)
  * Sharing pays where frames move between queues or devices (forwarding
  * without a copy); a receiver moves none. The cost: --frames per queue.
  */
-int xsk_queue_open(struct xsk_rx *rxq, unsigned q, const struct cfg *c)
+int xsk_queue_open(struct xsk_rx *rxq, unsigned q, struct pl_run *run,
+		   const struct cfg *c)
 {
 	struct xsk_rx *rx = &rxq[q];
 	int err;
 
-	if (q) { /* the program, its settings and the run: queue 0's */
+	if (q) { /* the program and its settings: queue 0's */
 		rx->cfg = c;
 		rx->port = rxq[0].port;
 		rx->batch = rxq[0].batch;
 		rx->skel = rxq[0].skel;
 		rx->ifindex = rxq[0].ifindex;
 		rx->link_fd = -1;
-		rx->run = rxq[0].run;
 		pl_stats_init(&rx->stats);
 	}
+	rx->run = run;
 	rx->queue = c->queue + q;
 	err = xsk_socket_open(rx, c);
 	if (err) {
@@ -425,3 +427,21 @@ void xdp_watch_loop(void *arg)
 	}
 }
 /* >8 xdp-watch-loop */
+
+int xsk_setup_why(const struct cfg *c, int err, const char **hint)
+{
+	*hint = "";
+	if (err == -EOPNOTSUPP && c->bind == BIND_ZEROCOPY) {
+		*hint = ": zero-copy needs a NIC driver with AF_XDP zero-copy "
+			"support; veth has none; use --bind copy or auto";
+		return PL_EXIT_SKIP;
+	}
+	if (err == -EPERM || err == -EACCES) {
+		*hint = ": needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)";
+		return PL_EXIT_SKIP;
+	}
+	if (err == -EBUSY)
+		*hint = ": another XDP program is attached (one per interface "
+			"here)";
+	return err == -ENODEV || err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
+}

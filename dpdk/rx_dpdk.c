@@ -34,10 +34,11 @@
 #include <rte_mbuf.h>
 
 /*
- * The burst handler of each kind of run, chosen once at setup, so that no
- * loop tests an option per frame: plain, and the traced one (queue 0's)
- * that steps through the first --trace N frames and then hands over to the
- * plain one. check_cfg() refuses the kinds that have no traced handler.
+ * The handlers of each kind of run, chosen once at setup, so that no loop
+ * tests an option per frame: plain, and the traced one that steps through
+ * the first --trace N frames and then hands over to the plain one.
+ * check_cfg() refuses the kinds that have no traced handler.
+ * The traced one is queue 0's.
  */
 static void choose_loop(const struct cfg *c, struct dpdk_rx *rx)
 {
@@ -64,8 +65,8 @@ static void choose_loop(const struct cfg *c, struct dpdk_rx *rx)
 }
 
 /*
- * Set up: EAL and the ports, then the queues, each with the handler its
- * run needs; the window the run is measured in. 0 or -errno.
+ * Set up: EAL and the ports, then every queue, each with the handler its run
+ * needs; the window the run is measured in. 0 or -errno.
  */
 static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
 		      const struct cfg *c, struct pl_rx_window *w)
@@ -104,7 +105,8 @@ static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
 	return 0;
 }
 
-/* The plain handler: parse and account every frame, free the burst. */
+/* The plain handler: parse and account every frame of the burst, then
+ * free it. */
 void dpdk_plain_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 {
 	struct pl_pkt p;
@@ -143,7 +145,7 @@ void dpdk_rx_loop(void *arg)
 }
 /* >8 dpdk-rx-loop */
 
-/* Undo dpdk_setup(). */
+/* Undo dpdk_setup(), the last queue first. */
 static void dpdk_teardown(struct dpdk_rx *rx)
 {
 	pl_trace_close(&rx->trace); /* a run that ended while tracing */
@@ -151,7 +153,7 @@ static void dpdk_teardown(struct dpdk_rx *rx)
 	dpdk_close(rx);
 }
 
-/* Say why setup failed, unless it said so; the exit code. */
+/* Say why setup failed, in one line (if it has not); the exit code. */
 static int setup_error(const struct cfg *c, const struct dpdk_rx *rx, int err)
 {
 	(void)c;

@@ -113,9 +113,10 @@ void gpu_socket_traced_burst(struct sock_rx *rx, int n, uint64_t now)
 	rx->on_burst = rx->plain_burst;
 }
 
-/* The one-time GPU setup, as trace events. */
-static void trace_setup(struct sock_rx *rx, struct gpu_socket *gs)
+void gpu_socket_trace_setup(struct sock_rx *rx)
 {
+	struct gpu_socket *gs = rx->gpu;
+
 	pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_STEP,
 		     "pin the batch buffers for the GPU's DMA", "bytes addr",
 		     (uint64_t)rx->batch * BUF_LEN, (uintptr_t)rx->bufs, 0, 0);
@@ -180,8 +181,6 @@ int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c)
 	if (code)
 		exit(code); /* setup of a tool: nothing to undo at exit */
 	rx->gpu = gs;
-	if (c->rx.trace)
-		trace_setup(rx, gs);
 	return 0;
 }
 

@@ -24,11 +24,11 @@
 #include <sys/socket.h>
 
 /*
- * The burst handler of each kind of run, chosen once at setup, so that no
- * loop tests an option per datagram: plain, and the traced one that steps
- * through the first --trace N datagrams and then hands over to the plain
- * one. --mode recvfrom receives one datagram per call. check_cfg()
- * refuses the kinds that have no traced handler.
+ * The handlers of each kind of run, chosen once at setup, so that no loop
+ * tests an option per datagram: plain, and the traced one that steps through
+ * the first --trace N datagrams and then hands over to the plain one.
+ * check_cfg() refuses the kinds that have no traced handler.
+ * --mode recvfrom receives one datagram per call.
  */
 static void choose_loop(const struct cfg *c, struct sock_rx *rx)
 {
@@ -54,9 +54,8 @@ static void choose_loop(const struct cfg *c, struct sock_rx *rx)
 }
 
 /*
- * Set up: queue 0's socket, then the other queues' sockets in the same
- * SO_REUSEPORT group; each with the handler its run needs; the window the
- * run is measured in. 0 or -errno.
+ * Set up: every queue's socket, in one SO_REUSEPORT group, each with the
+ * handler its run needs; the window the run is measured in. 0 or -errno.
  */
 static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 			const struct cfg *c, struct pl_rx_window *w)
@@ -65,10 +64,7 @@ static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 	int err = 0;
 
 	for (q = 0; q < n; q++) {
-		rxq[q].run = run;
-		if (q)
-			pl_stats_init(&rxq[q].stats);
-		err = socket_open(&rxq[q], c);
+		err = socket_queue_open(rxq, q, run, c);
 		if (err)
 			break;
 		choose_loop(c, &rxq[q]);
@@ -76,14 +72,14 @@ static int socket_setup(struct sock_rx *rxq, struct pl_run *run,
 	if (!err && n > 1 && c->steer == STEER_CPU)
 		err = steer_by_cpu(rxq[0].fd, n);
 	if (err) {
-		if (q < n && q) /* socket_open() undid its own part */
-			pl_stats_free(&rxq[q].stats);
-		while (q-- > 0) {
-			socket_close(&rxq[q]);
-			if (q)
-				pl_stats_free(&rxq[q].stats);
-		}
+		while (q-- > 0)
+			socket_queue_close(rxq, q);
 		return err;
+	}
+	if (c->rx.trace) {
+		socket_trace_setup(rxq, c);
+		if (rxq->gpu)
+			gpu_socket_trace_setup(rxq);
 	}
 	*w = (struct pl_rx_window){
 		.rx_loop = socket_rx_loop,
@@ -149,11 +145,8 @@ static void socket_teardown(struct sock_rx *rxq, const struct cfg *c)
 {
 	unsigned q;
 
-	for (q = pl_rx_queues(&c->rx); q-- > 0;) {
-		socket_close(&rxq[q]);
-		if (q)
-			pl_stats_free(&rxq[q].stats);
-	}
+	for (q = pl_rx_queues(&c->rx); q-- > 0;)
+		socket_queue_close(rxq, q);
 }
 
 /* Say why setup failed, in one line; the exit code. */

@@ -119,11 +119,12 @@ static inline enum pl_reason rx_one(struct sock_rx *rx, const void *buf,
 }
 
 /*
- * socket_setup.c: one queue's socket, options, bind, buffers, 0 or
- * -errno; undone by socket_close().
+ * socket_setup.c: queue q's socket, options, bind, buffers and stats, in
+ * the run; 0 or -errno. Undone by socket_queue_close().
  */
-int socket_open(struct sock_rx *rx, const struct cfg *c);
-void socket_close(struct sock_rx *rx);
+int socket_queue_open(struct sock_rx *rxq, unsigned q, struct pl_run *run,
+		      const struct cfg *c);
+void socket_queue_close(struct sock_rx *rxq, unsigned q);
 
 /*
  * socket_setup.c, --steer cpu: the group's socket picked by the CPU that
@@ -153,6 +154,9 @@ struct pl_report;
 
 /* The GPU variant (gpu_socket.c): its buffers and loops; 0 or -errno. */
 int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c);
+
+/* --trace N with --gpu: the GPU's setup as trace events. */
+void gpu_socket_trace_setup(struct sock_rx *rx);
 
 /* Undo gpu_socket_setup(), before the buffers are freed. */
 void gpu_socket_teardown(struct sock_rx *rx);

@@ -88,7 +88,7 @@ static int reuseport(int fd, const struct cfg *c)
 }
 
 /* One queue's socket, options, bind, buffers; undone by socket_close(). */
-int socket_open(struct sock_rx *rx, const struct cfg *c)
+static int socket_open(struct sock_rx *rx, const struct cfg *c)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET,
 				    .sin_port = htons(c->port) };
@@ -132,8 +132,6 @@ int socket_open(struct sock_rx *rx, const struct cfg *c)
 	rx->flags = MSG_TRUNC | (c->loop == LOOP_BUSY	    ? MSG_DONTWAIT
 				 : c->mode == MODE_RECVFROM ? 0
 							    : MSG_WAITFORONE);
-	if (c->rx.trace)
-		socket_trace_setup(rx, c);
 	if (c->gpu && (err = gpu_socket_setup(rx, c)))
 		goto out_close;
 	return 0;
@@ -149,7 +147,7 @@ out_free:
 }
 
 /* Undo socket_open(). */
-void socket_close(struct sock_rx *rx)
+static void socket_close(struct sock_rx *rx)
 {
 	if (rx->gpu)
 		gpu_socket_teardown(rx);
@@ -159,4 +157,25 @@ void socket_close(struct sock_rx *rx)
 	free(rx->peers);
 	free(rx->cmsg);
 	free(rx->bufs);
+}
+
+int socket_queue_open(struct sock_rx *rxq, unsigned q, struct pl_run *run,
+		      const struct cfg *c)
+{
+	int err;
+
+	rxq[q].run = run;
+	if (q) /* queue 0's are the run's, set up by pl_rx_begin() */
+		pl_stats_init(&rxq[q].stats);
+	err = socket_open(&rxq[q], c);
+	if (err && q)
+		pl_stats_free(&rxq[q].stats);
+	return err;
+}
+
+void socket_queue_close(struct sock_rx *rxq, unsigned q)
+{
+	socket_close(&rxq[q]);
+	if (q)
+		pl_stats_free(&rxq[q].stats);
 }

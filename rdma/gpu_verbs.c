@@ -183,7 +183,7 @@ void gpu_verbs_traced_burst(struct verbs_rx *rx, int n, uint64_t now)
 	verbs_trace_step(rx, n, now, gpu_traced_burst);
 }
 
-void gpu_verbs_trace(struct verbs_rx *rx)
+void gpu_verbs_trace_setup(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 

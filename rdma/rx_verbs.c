@@ -35,11 +35,11 @@ static void event_wait(struct verbs_rx *rx);
 
 /*
  * The handlers of each kind of run, chosen once at setup, so that no loop
- * tests an option per message: one for a burst, plain, and the traced one
- * that steps through the first --trace N messages and then hands over to
- * the plain one; one for an empty CQ (--cq event: arm it, sleep), else
- * none: spin. --hw-stamps polls the extended CQ. check_cfg() refuses the
- * kinds that have no traced handler.
+ * tests an option per message: plain, and the traced one that steps through
+ * the first --trace N messages and then hands over to the plain one.
+ * check_cfg() refuses the kinds that have no traced handler.
+ * An empty CQ has a handler with --cq event (arm it, sleep), else none:
+ * spin. --hw-stamps polls the extended CQ.
  */
 static void choose_loop(const struct cfg *c, struct verbs_rx *rx)
 {
@@ -65,9 +65,9 @@ static void choose_loop(const struct cfg *c, struct verbs_rx *rx)
 }
 
 /*
- * Set up every queue's QP, CQ and ring, undone on failure; the window the
- * run is measured in, whose first step lets the sender connect. 0 or
- * -errno.
+ * Set up: every queue's QP, CQ and ring, each with the handler its run
+ * needs; the window the run is measured in, whose first step lets the
+ * sender connect. 0 or -errno.
  */
 static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
 		       const struct cfg *c, struct pl_rx_window *w)
@@ -76,27 +76,20 @@ static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
 	int err = 0;
 
 	for (q = 0; q < n; q++) {
-		rxq[q].cfg = c;
-		rxq[q].run = run;
-		rxq[q].queues = rxq;
-		rxq[q].queue = q;
-		rxq[q].nqueues = n;
-		if (q)
-			pl_stats_init(&rxq[q].stats);
-		err = verbs_open(&rxq[q], c);
+		err = verbs_queue_open(rxq, q, run, c);
 		if (err)
 			break;
 		choose_loop(c, &rxq[q]);
 	}
 	if (err) {
-		if (q) /* verbs_open() undid its own part */
-			pl_stats_free(&rxq[q].stats);
-		while (q-- > 0) {
-			verbs_close(&rxq[q]);
-			if (q)
-				pl_stats_free(&rxq[q].stats);
-		}
+		while (q-- > 0)
+			verbs_queue_close(rxq, q);
 		return err;
+	}
+	if (c->rx.trace) {
+		verbs_trace_setup(rxq);
+		if (rxq->gpu)
+			gpu_verbs_trace_setup(rxq);
 	}
 	rxq->ifname = c->rx.iface ? c->rx.iface : rxq->ep.where.ifname;
 	*w = (struct pl_rx_window){
@@ -118,8 +111,8 @@ static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
 }
 
 /* 8< verbs-rx-burst */
-/* The plain handler: account a burst of completions, then give their
- * buffers back. */
+/* The plain handler: parse and account every message of the burst (and
+ * reflect it), then give the buffers back. */
 void verbs_plain_burst(struct verbs_rx *rx, int n, uint64_t now)
 {
 	const struct ibv_wc *wc = rx->wc;
@@ -226,11 +219,8 @@ static void verbs_teardown(struct verbs_rx *rxq, const struct cfg *c)
 {
 	unsigned q;
 
-	for (q = verbs_queues(&c->v); q-- > 0;) {
-		verbs_close(&rxq[q]);
-		if (q)
-			pl_stats_free(&rxq[q].stats);
-	}
+	for (q = verbs_queues(&c->v); q-- > 0;)
+		verbs_queue_close(rxq, q);
 }
 
 /* Say why setup failed, in one line; the exit code. */

@@ -251,12 +251,13 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 /* >8 verbs-post-recv */
 
 /*
- * verbs_setup.c: one queue's device, CQ, registered ring; the QP too
- * unless rdma_cm makes it later. 0 or -errno. Undone by verbs_close(),
- * which undoes the connection too.
+ * verbs_setup.c: queue q's device, CQ, registered ring and stats, in the
+ * run; the QP too unless rdma_cm makes it later. 0 or -errno. Undone by
+ * verbs_queue_close(), which undoes the connection too.
  */
-int verbs_open(struct verbs_rx *rx, const struct cfg *c);
-void verbs_close(struct verbs_rx *rx);
+int verbs_queue_open(struct verbs_rx *rxq, unsigned q, struct pl_run *run,
+		     const struct cfg *c);
+void verbs_queue_close(struct verbs_rx *rxq, unsigned q);
 
 /*
  * verbs_setup.c, the window's first step (arg the queues): let the sender
@@ -301,7 +302,7 @@ void verbs_trace_qp(struct verbs_rx *rx, const char *name);
 int gpu_verbs_setup(struct verbs_rx *rx, const struct cfg *c);
 
 /* gpu_verbs.c: with --trace, record the registered device memory. */
-void gpu_verbs_trace(struct verbs_rx *rx);
+void gpu_verbs_trace_setup(struct verbs_rx *rx);
 
 /* gpu_verbs.c: the GPU variant's handlers, plain and traced. */
 burst_fn gpu_verbs_burst, gpu_verbs_traced_burst;

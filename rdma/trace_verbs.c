@@ -70,7 +70,7 @@ void verbs_trace_posted(struct verbs_rx *rx)
 
 /*
  * Trace the completions of one poll while *unit < t->units and account
- * them all, as rx_burst() does; then repost their buffers in one call.
+ * them all, as verbs_plain_burst() does; then repost their buffers in one call.
  * A verbs_trace_burst_fn: 0, it never ends the run.
  */
 static int traced_burst(struct verbs_rx *rx, int n, uint64_t now,

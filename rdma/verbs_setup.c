@@ -13,7 +13,7 @@
  * One queue's device, CQ, registered ring; the QP too unless rdma_cm
  * makes it later. Undone by verbs_close().
  */
-int verbs_open(struct verbs_rx *rx, const struct cfg *c)
+static int verbs_open(struct verbs_rx *rx, const struct cfg *c)
 {
 	unsigned access = IBV_ACCESS_LOCAL_WRITE;
 	int err;
@@ -48,11 +48,6 @@ int verbs_open(struct verbs_rx *rx, const struct cfg *c)
 		if (err)
 			goto out_close;
 	}
-	if (c->rx.trace) {
-		verbs_trace_setup(rx);
-		if (rx->gpu)
-			gpu_verbs_trace(rx);
-	}
 	return 0;
 
 out_close:
@@ -62,7 +57,7 @@ out_close:
 }
 
 /* Undo verbs_open() and the connection. */
-void verbs_close(struct verbs_rx *rx)
+static void verbs_close(struct verbs_rx *rx)
 {
 	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	if (rx->unacked)
@@ -71,6 +66,32 @@ void verbs_close(struct verbs_rx *rx)
 	reflect_teardown(rx); /* its address handles, before the PD */
 	verbs_ep_close(&rx->ep);
 	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
+}
+
+int verbs_queue_open(struct verbs_rx *rxq, unsigned q, struct pl_run *run,
+		     const struct cfg *c)
+{
+	struct verbs_rx *rx = &rxq[q];
+	int err;
+
+	rx->cfg = c;
+	rx->run = run;
+	rx->queues = rxq;
+	rx->queue = q;
+	rx->nqueues = verbs_queues(&c->v);
+	if (q) /* queue 0's are the run's, set up by pl_rx_begin() */
+		pl_stats_init(&rx->stats);
+	err = verbs_open(rx, c);
+	if (err && q)
+		pl_stats_free(&rx->stats);
+	return err;
+}
+
+void verbs_queue_close(struct verbs_rx *rxq, unsigned q)
+{
+	verbs_close(&rxq[q]);
+	if (q)
+		pl_stats_free(&rxq[q].stats);
 }
 
 /*
