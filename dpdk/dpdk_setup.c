@@ -50,6 +50,7 @@ void queues_setup(struct dpdk_rx *rx, const struct cfg *c)
 		dq->queue = (uint16_t)(rx->nports > 1 ? 0 : q);
 		dq->burst = (uint16_t)rx->burst;
 		dq->stats = q ? &dq->own : &rx->stats;
+		dq->on_burst = q ? rx->plain_burst : rx->on_burst;
 		if (q)
 			pl_stats_init(&dq->own);
 	}

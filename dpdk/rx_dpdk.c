@@ -55,13 +55,9 @@ static void choose_loop(const struct cfg *c, struct dpdk_rx *rx)
 		   : c->rx.reflect ? REFLECT
 		   : c->hw_stamps  ? HWTS
 				   : PLAIN;
-	unsigned q;
 
 	rx->plain_burst = table[kind].plain;
-	rx->queues[0].on_burst =
-		c->rx.trace ? table[kind].traced : table[kind].plain;
-	for (q = 1; q < rx->nqueues; q++)
-		rx->queues[q].on_burst = rx->plain_burst;
+	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
 }
 
 /*
@@ -81,8 +77,8 @@ static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
 	if (err)
 		return err;
 	rx->mode = port_mode(rx->port.driver);
-	queues_setup(rx, c);
 	choose_loop(c, rx);
+	queues_setup(rx, c);
 	if (c->rx.trace) {
 		dpdk_trace_setup(rx, c);
 		if (rx->gpu)

@@ -210,7 +210,9 @@ struct dpdk_rx {
 	uint64_t polls[2];  /* [0] empty, [1] returned packets; all queues */
 	uint64_t cycles[2]; /* TSC cycles of those polls */
 	uint64_t wakeups;
-	burst_fn *plain_burst; /* after the traced part (choose_loop()) */
+	burst_fn *on_burst;    /* queue 0's, chosen at setup (choose_loop()) */
+	burst_fn *plain_burst; /* the other queues', and queue 0's after the
+				* traced part */
 	struct pl_trace trace;
 	uint32_t traced;       /* --trace: frames traced so far */
 	uint64_t empty_mark;   /* --trace: queue 0's empty polls by then */
