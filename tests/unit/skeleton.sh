@@ -87,7 +87,7 @@ for a, b in itertools.combinations(paths, 2):
     share = 2 * m / (len(la) + len(lb))
     verdict = "ok" if share >= 0.5 else "FAIL"
     print(f"{verdict}: rx_{a}.c / rx_{b}.c: {m} lines align "
-          f"(of {len(la)} and {len(lb)}): {share:.0%}")
+          f"(of {len(la)} and {len(lb)}): {share:.1%}")
     failed += share < 0.5
 sys.exit(1 if failed else 0)
 EOF
