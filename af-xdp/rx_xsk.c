@@ -24,26 +24,13 @@
 #include "rx.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-
-/*
- * Parse and account one frame of len bytes at buf handed to us at now.
- * Here, not in rx_xsk.h: exercises 6 and 17 include that header and give
- * their students an rx_one() of their own.
- */
-static inline enum pl_reason rx_one(struct xsk_rx *rx, const void *buf,
-				    size_t len, uint64_t now, struct pl_pkt *p)
-{
-	return pl_rx_frame(&rx->stats, buf, len, rx->port, now, p);
-}
 
 /*
  * The handlers of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: plain, and the traced one that steps through
- * the first --trace N frames and then hands over to the plain one.
+ * tests an option per packet: plain, and the traced one that steps through
+ * the first --trace N packets and then hands over to the plain one.
  * check_cfg() refuses the kinds that have no traced handler.
  * An empty RX ring has a handler too: spin and kick, or sleep in poll().
  * XDP alone has none: it traces in the program, its loop watches.
@@ -88,15 +75,9 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 {
 	unsigned q, n = pl_rx_queues(&c->rx), failed;
 	bool afxdp = c->action == PL_XDP_REDIRECT;
-	struct xsk_rx *rx = &rxq[0];
 	int err = 0;
 
-	rx->cfg = c;
-	rx->run = run; /* XDP alone too */
-	rx->port = (uint16_t)c->port;
-	rx->batch = c->batch;
-	rx->queue = c->queue;
-	err = xdp_prog_setup(rx, c);
+	err = xsk_open(rxq, run, c);
 	if (err)
 		return err;
 	for (q = 0; afxdp && q < n; q++) {
@@ -109,20 +90,20 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 		failed = c->queue + q;
 		while (q-- > 0)
 			xsk_queue_close(rxq, q);
-		xdp_prog_teardown(rx);
-		rx->queue = failed;
+		xsk_close(rxq);
+		rxq->queue = failed;
 		return err;
 	}
-	if (afxdp && c->gpu && (err = gpu_xsk_setup(rx, c))) {
+	if (afxdp && c->gpu && (err = gpu_xsk_setup(rxq, c))) {
 		sockets_teardown(rxq, c);
-		xdp_prog_teardown(rx);
+		xsk_close(rxq);
 		return err;
 	}
 	/* XDP alone: the program traces; we read it after the run. */
 	if (c->rx.trace) {
-		(afxdp ? xsk_trace_setup : xdp_trace_setup)(rx, c);
-		if (rx->gpu)
-			gpu_xsk_trace_setup(rx);
+		(afxdp ? xsk_trace_setup : xdp_trace_setup)(rxq, c);
+		if (rxq->gpu)
+			gpu_xsk_trace_setup(rxq);
 	}
 	*w = (struct pl_rx_window){
 		.rx_loop = afxdp ? xsk_rx_loop : xdp_watch_loop,
@@ -134,8 +115,8 @@ static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
 	};
 	for (q = 0; q < n; q++)
 		w->queue_stats[q] = &rxq[q].stats;
-	/* Time the turns of the spinning loops (not poll(), not XDP alone) */
-	run->polls = afxdp && c->loop != LOOP_POLL;
+	/* Time the turns of the loops that spin */
+	run->polls = afxdp && c->loop != LOOP_POLL; /* not poll(), not XDP */
 	return 0;
 }
 
@@ -183,28 +164,16 @@ void xsk_rx_loop(void *arg)
 }
 /* >8 xsk-busy-loop */
 
-/* --loop poll: sleep in poll() until the RX ring has frames. */
-void xsk_poll_wait(struct xsk_rx *rx)
-{
-	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
-
-	rx->syscalls++;
-	if (poll(&pfd, 1, 1000) > 0)
-		rx->wakeups++;
-}
-
 /* Undo xsk_setup(), the last queue first: the sockets leave the map
  * before the program goes. */
 static void xsk_teardown(struct xsk_rx *rxq, const struct cfg *c)
 {
-	struct xsk_rx *rx = &rxq[0];
-
-	if (rx->gpu)
-		gpu_xsk_teardown(rx);
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	if (rx->xsk)
+	if (rxq->gpu)
+		gpu_xsk_teardown(rxq);
+	pl_trace_close(&rxq->trace); /* a run that ended while tracing */
+	if (rxq->xsk)
 		sockets_teardown(rxq, c);
-	xdp_prog_teardown(rx);
+	xsk_close(rxq);
 }
 
 /* Say why setup failed, in one line; the exit code. */

@@ -120,6 +120,13 @@ struct xsk_rx {
 	struct gpu_xsk *gpu; /* the GPU variant's state, or NULL */
 };
 
+/* Parse and account one frame of len bytes at buf handed to us at now. */
+static inline enum pl_reason rx_one(struct xsk_rx *rx, const void *buf,
+				    size_t len, uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_frame(&rx->stats, buf, len, rx->port, now, p);
+}
+
 /* 8< xsk-refill */
 /*
  * Give the n frames peeked off the RX ring at idx_rx back to the fill
@@ -164,6 +171,13 @@ static inline void xsk_kick_rx(struct xsk_rx *rx)
 	rx->syscalls++;
 }
 /* >8 xsk-kick */
+
+/*
+ * xsk_setup.c: the receiver's settings and our program; 0 or -errno.
+ * Undone by xsk_close().
+ */
+int xsk_open(struct xsk_rx *rx, struct pl_run *run, const struct cfg *c);
+void xsk_close(struct xsk_rx *rx);
 
 /* Load our program with the action and port set, attach it; 0/-errno. */
 int xdp_prog_setup(struct xsk_rx *rx, const struct cfg *c);
@@ -224,7 +238,7 @@ void xsk_after_loop(void *arg);
 /* The plain handler (rx_xsk.c): parse in place, back to the fill ring. */
 burst_fn xsk_plain_burst;
 
-/* The idle steps (rx_xsk.c): sleep in poll() (--loop poll). */
+/* The idle step (xsk_setup.c): sleep in poll() (--loop poll). */
 idle_fn xsk_poll_wait;
 
 /* XDP alone (xsk_setup.c): the program's lab counters into the stats. */

@@ -7,8 +7,9 @@
  * puts the socket into the program's xsks map; a socket per queue of a run
  * on many queues. Each setup returns 0 or -errno and undoes itself on
  * failure; each teardown mirrors its setup. And the run's edges: what
- * happens the moment the loops end, and XDP alone's watch loop (no socket,
- * nothing to receive: it reads the program's counters).
+ * happens the moment the loops end, the receive loop's idle step with
+ * --loop poll, and XDP alone's watch loop (no socket, nothing to receive:
+ * it reads the program's counters).
  */
 #include "rx_xsk.h"
 #include "opt.h"
@@ -21,12 +22,33 @@
 #include <linux/if_link.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+/*
+ * The receiver's settings (queue 0's, and XDP alone's: its run too), then
+ * our program. 0 or -errno. Undone by xsk_close().
+ */
+int xsk_open(struct xsk_rx *rx, struct pl_run *run, const struct cfg *c)
+{
+	rx->cfg = c;
+	rx->run = run;
+	rx->port = (uint16_t)c->port;
+	rx->batch = c->batch;
+	rx->queue = c->queue;
+	return xdp_prog_setup(rx, c);
+}
+
+/* Undo xsk_open(), once the sockets left the program's map. */
+void xsk_close(struct xsk_rx *rx)
+{
+	xdp_prog_teardown(rx);
+}
 
 /* 8< xdp-prog-setup */
 int xdp_prog_setup(struct xsk_rx *rx, const struct cfg *c)
@@ -444,4 +466,14 @@ int xsk_setup_why(const struct cfg *c, int err, const char **hint)
 		*hint = ": another XDP program is attached (one per interface "
 			"here)";
 	return err == -ENODEV || err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
+}
+
+/* --loop poll: sleep in poll() until the RX ring has frames. */
+void xsk_poll_wait(struct xsk_rx *rx)
+{
+	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
+
+	rx->syscalls++;
+	if (poll(&pfd, 1, 1000) > 0)
+		rx->wakeups++;
 }

@@ -57,14 +57,15 @@ void queues_setup(struct dpdk_rx *rx, const struct cfg *c)
 	rx->nqueues = n;
 }
 
-/* Undo queues_setup(): the queues' own stats. */
-void queues_teardown(struct dpdk_rx *rx)
+/*
+ * Undo queues_setup() for queue q, the last one left: its own stats (queue
+ * 0's are the run's).
+ */
+void dpdk_queue_close(struct dpdk_rx *rx, unsigned q)
 {
-	unsigned q;
-
-	for (q = 1; q < rx->nqueues; q++)
+	if (q)
 		pl_stats_free(&rx->queues[q].own);
-	rx->nqueues = 0;
+	rx->nqueues = q;
 }
 
 /* One lcore per queue, or a one-line error and -EINVAL. */
@@ -158,11 +159,14 @@ void ports_stats_reset(struct dpdk_rx *rx)
 		port_stats_reset(run_port(rx, i));
 }
 
-/* EAL, then the ports; undone on failure. 0 or -errno. */
-int dpdk_open(struct dpdk_rx *rx, const struct cfg *c)
+/* EAL, then the ports, for the run; undone on failure. 0 or -errno. */
+int dpdk_open(struct dpdk_rx *rx, struct pl_run *run, const struct cfg *c)
 {
 	int err;
 
+	rx->run = run;
+	rx->burst = c->burst;
+	rx->reflect = c->rx.reflect;
 	eal_sweep_stale();
 	eal_remove_runtime_at_exit(&rx->eal);
 	memcpy(rx->eal.shown, rx->eal.argv, sizeof(rx->eal.shown));
@@ -189,8 +193,10 @@ int dpdk_open(struct dpdk_rx *rx, const struct cfg *c)
 		if (err)
 			ports_teardown(rx);
 	}
-	if (!err)
+	if (!err) {
+		rx->mode = port_mode(rx->port.driver);
 		return 0;
+	}
 	if (rx->gpu)
 		gpu_dpdk_teardown(rx);
 	rte_eal_cleanup();
@@ -200,6 +206,7 @@ int dpdk_open(struct dpdk_rx *rx, const struct cfg *c)
 /* Undo dpdk_open(); the runtime directory goes at exit (eal.c). */
 void dpdk_close(struct dpdk_rx *rx)
 {
+	pl_trace_close(&rx->trace); /* a run that ended while tracing */
 	ports_teardown(rx);
 	if (rx->gpu)
 		gpu_dpdk_teardown(rx);

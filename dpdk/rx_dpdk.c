@@ -28,15 +28,12 @@
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_mbuf.h>
 
 /*
  * The handlers of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: plain, and the traced one that steps through
- * the first --trace N frames and then hands over to the plain one.
+ * tests an option per packet: plain, and the traced one that steps through
+ * the first --trace N packets and then hands over to the plain one.
  * check_cfg() refuses the kinds that have no traced handler.
  * The traced one is queue 0's.
  */
@@ -64,44 +61,40 @@ static void choose_loop(const struct cfg *c, struct dpdk_rx *rx)
  * Set up: EAL and the ports, then every queue, each with the handler its run
  * needs; the window the run is measured in. 0 or -errno.
  */
-static int dpdk_setup(struct dpdk_rx *rx, struct pl_run *run,
+static int dpdk_setup(struct dpdk_rx *rxq, struct pl_run *run,
 		      const struct cfg *c, struct pl_rx_window *w)
 {
 	unsigned q, n = pl_rx_queues(&c->rx);
-	int err;
+	int err = 0;
 
-	rx->run = run;
-	rx->burst = c->burst;
-	rx->reflect = c->rx.reflect;
-	err = dpdk_open(rx, c);
+	err = dpdk_open(rxq, run, c);
 	if (err)
 		return err;
-	rx->mode = port_mode(rx->port.driver);
-	choose_loop(c, rx);
-	queues_setup(rx, c);
+	choose_loop(c, rxq);
+	queues_setup(rxq, c);
 	if (c->rx.trace) {
-		dpdk_trace_setup(rx, c);
-		if (rx->gpu)
-			gpu_dpdk_trace_setup(rx);
+		dpdk_trace_setup(rxq, c);
+		if (rxq->gpu)
+			gpu_dpdk_trace_setup(rxq);
 	}
 	*w = (struct pl_rx_window){
 		.rx_loop = dpdk_rx_loop,
-		.queues = rx->queues,
-		.stride = sizeof(rx->queues[0]),
+		.queues = rxq->queues,
+		.stride = sizeof(rxq->queues[0]),
 		.queue_launch = dpdk_queue_launch,
 		.queue_wait = dpdk_queue_wait,
-		.arg = rx,
+		.arg = rxq,
 		.ifname = c->rx.iface,
 	};
 	for (q = 0; q < n; q++)
-		w->queue_stats[q] = rx->queues[q].stats;
-	/* A poll-mode driver: time busy and idle turns */
-	run->polls = true;
-	ports_stats_reset(rx);
+		w->queue_stats[q] = rxq->queues[q].stats;
+	/* Time the turns of the loops that spin */
+	run->polls = true; /* a poll-mode driver: all of them */
+	ports_stats_reset(rxq);
 	return 0;
 }
 
-/* The plain handler: parse and account every frame of the burst, then
+/* The plain handler: parse and account every packet of the burst, then
  * free it. */
 void dpdk_plain_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 {
@@ -126,9 +119,7 @@ void dpdk_rx_loop(void *arg)
 	uint64_t t, prev = rte_rdtsc();
 	uint16_t n;
 
-	for (;;) {
-		if (pl_run_done(q->rx->run, q->stats))
-			break;
+	while (!pl_run_done(q->rx->run, q->stats)) {
 		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
 		if (n)
 			q->on_burst(q, n, pl_now_ns());
@@ -142,11 +133,13 @@ void dpdk_rx_loop(void *arg)
 /* >8 dpdk-rx-loop */
 
 /* Undo dpdk_setup(), the last queue first. */
-static void dpdk_teardown(struct dpdk_rx *rx)
+static void dpdk_teardown(struct dpdk_rx *rxq, const struct cfg *c)
 {
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	queues_teardown(rx);
-	dpdk_close(rx);
+	unsigned q;
+
+	for (q = pl_rx_queues(&c->rx); q-- > 0;)
+		dpdk_queue_close(rxq, q);
+	dpdk_close(rxq);
 }
 
 /* Say why setup failed, in one line (if it has not); the exit code. */
@@ -162,11 +155,11 @@ static int setup_error(const struct cfg *c, const struct dpdk_rx *rx, int err)
 
 int main(int argc, char **argv)
 {
-	static struct dpdk_rx rxq;
+	static struct dpdk_rx rxq[1]; /* one receiver, its queues inside */
 	static struct pl_rx_stats total;
 	static struct pl_rx_window w;
 	static struct pl_run run;
-	struct dpdk_rx *rx = &rxq;
+	struct dpdk_rx *rx = &rxq[0];
 	struct cfg c;
 	int err;
 
@@ -178,13 +171,13 @@ int main(int argc, char **argv)
 	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
 	pl_stats_init(&total);
-	err = dpdk_setup(rx, &run, &c, &w);
+	err = dpdk_setup(rxq, &run, &c, &w);
 	if (err)
 		return setup_error(&c, rx, err);
 	err = pl_rx_measure(&c.rx, &run, &w);
 	if (!err)
-		err = dpdk_report(rx, &c, &w, &total);
-	dpdk_teardown(rx);
+		err = dpdk_report(rxq, &c, &w, &total);
+	dpdk_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);
 }

@@ -292,7 +292,7 @@ burst_fn gpu_dpdk_burst, gpu_dpdk_traced_burst;
  * dpdk_setup.c: EAL, the run's ports (and the GPU's memory, and the NIC's
  * clock); 0 or -errno, undone on failure. Undone by dpdk_close().
  */
-int dpdk_open(struct dpdk_rx *rx, const struct cfg *c);
+int dpdk_open(struct dpdk_rx *rx, struct pl_run *run, const struct cfg *c);
 void dpdk_close(struct dpdk_rx *rx);
 
 /*
@@ -303,7 +303,7 @@ void dpdk_close(struct dpdk_rx *rx);
  */
 const char *port_mode(const char *driver);
 void queues_setup(struct dpdk_rx *rx, const struct cfg *c);
-void queues_teardown(struct dpdk_rx *rx);
+void dpdk_queue_close(struct dpdk_rx *rx, unsigned q);
 int check_lcores(const struct cfg *c);
 void ports_error(const struct dpdk_rx *rx, const struct cfg *c, int err);
 void ports_teardown(struct dpdk_rx *rx);

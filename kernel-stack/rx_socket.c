@@ -25,8 +25,8 @@
 
 /*
  * The handlers of each kind of run, chosen once at setup, so that no loop
- * tests an option per datagram: plain, and the traced one that steps through
- * the first --trace N datagrams and then hands over to the plain one.
+ * tests an option per packet: plain, and the traced one that steps through
+ * the first --trace N packets and then hands over to the plain one.
  * check_cfg() refuses the kinds that have no traced handler.
  * --mode recvfrom receives one datagram per call.
  */

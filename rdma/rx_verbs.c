@@ -23,20 +23,13 @@
 #include "rx.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
-#define WAIT_MS	  100 /* --cq event: re-check the run's end this often */
-#define ACK_EVERY 64  /* acknowledge CQ events in batches (a mutex each) */
-
-/* The idle step below, for choose_loop(). */
-static void event_wait(struct verbs_rx *rx);
-
 /*
  * The handlers of each kind of run, chosen once at setup, so that no loop
- * tests an option per message: plain, and the traced one that steps through
- * the first --trace N messages and then hands over to the plain one.
+ * tests an option per packet: plain, and the traced one that steps through
+ * the first --trace N packets and then hands over to the plain one.
  * check_cfg() refuses the kinds that have no traced handler.
  * An empty CQ has a handler with --cq event (arm it, sleep), else none:
  * spin. --hw-stamps polls the extended CQ.
@@ -105,8 +98,8 @@ static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
 	};
 	for (q = 0; q < n; q++)
 		w->queue_stats[q] = &rxq[q].stats;
-	/* Time the turns of the loops that spin on ibv_poll_cq() */
-	run->polls = c->cq != RX_CQ_EVENT || rxq->gpu;
+	/* Time the turns of the loops that spin */
+	run->polls = c->cq != RX_CQ_EVENT || rxq->gpu; /* on ibv_poll_cq() */
 	return 0;
 }
 
@@ -181,38 +174,6 @@ void verbs_rx_loop(void *arg)
 	}
 }
 /* >8 verbs-poll-loop */
-
-/* 8< verbs-event-loop */
-/*
- * --cq event, the CQ empty: arm it and poll once more (a completion may
- * have come in between), then sleep on the channel.
- */
-static void event_wait(struct verbs_rx *rx)
-{
-	struct pollfd pfd = { .fd = rx->ep.ch->fd, .events = POLLIN };
-	struct ibv_cq *cq;
-	void *cq_ctx;
-
-	if (!rx->armed) {
-		ibv_req_notify_cq(rx->ep.cq, 0);
-		rx->arms++;
-		rx->armed = true;
-		return;
-	}
-	rx->waits++; /* poll(): sleep until the channel fd is ready */
-	if (poll(&pfd, 1, WAIT_MS) <= 0)
-		return; /* a timeout, or a signal at the end */
-	rx->reads++;	/* ibv_get_cq_event(): read() on the fd */
-	if (ibv_get_cq_event(rx->ep.ch, &cq, &cq_ctx))
-		return;
-	rx->events++;
-	rx->armed = false;
-	if (++rx->unacked == ACK_EVERY) {
-		ibv_ack_cq_events(cq, rx->unacked);
-		rx->unacked = 0;
-	}
-}
-/* >8 verbs-event-loop */
 
 /* Undo verbs_setup(), the last queue first. */
 static void verbs_teardown(struct verbs_rx *rxq, const struct cfg *c)

@@ -266,6 +266,12 @@ void verbs_queue_close(struct verbs_rx *rxq, unsigned q);
  */
 int verbs_accept_sender(void *arg);
 
+/*
+ * verbs_setup.c, the receive loop's idle step with --cq event: arm the
+ * empty CQ, poll once more, then sleep on the completion channel.
+ */
+idle_fn event_wait;
+
 /* rx_verbs.c: poll the CQ from user space, each burst to the handler. */
 void verbs_rx_loop(void *arg);
 

@@ -2,12 +2,17 @@
 /*
  * The verbs receiver's setup helpers: one queue's device, CQ, registered
  * ring (and QP, unless rdma_cm makes it later), and their teardown; the
- * first step of the measured window, which lets the sender connect.
+ * first step of the measured window, which lets the sender connect; the
+ * receive loop's idle step with --cq event.
  */
 #include "rx_verbs.h"
 #include "gpu.h"
 
 #include <errno.h>
+#include <poll.h>
+
+#define WAIT_MS	  100 /* --cq event: re-check the run's end this often */
+#define ACK_EVERY 64  /* acknowledge CQ events in batches (a mutex each) */
 
 /*
  * One queue's device, CQ, registered ring; the QP too unless rdma_cm
@@ -143,3 +148,35 @@ int verbs_accept_sender(void *arg)
 		verbs_trace_qp(rxq, "QP after the accept");
 	return err;
 }
+
+/* 8< verbs-event-loop */
+/*
+ * --cq event, the CQ empty: arm it and poll once more (a completion may
+ * have come in between), then sleep on the channel.
+ */
+void event_wait(struct verbs_rx *rx)
+{
+	struct pollfd pfd = { .fd = rx->ep.ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *cq_ctx;
+
+	if (!rx->armed) {
+		ibv_req_notify_cq(rx->ep.cq, 0);
+		rx->arms++;
+		rx->armed = true;
+		return;
+	}
+	rx->waits++; /* poll(): sleep until the channel fd is ready */
+	if (poll(&pfd, 1, WAIT_MS) <= 0)
+		return; /* a timeout, or a signal at the end */
+	rx->reads++;	/* ibv_get_cq_event(): read() on the fd */
+	if (ibv_get_cq_event(rx->ep.ch, &cq, &cq_ctx))
+		return;
+	rx->events++;
+	rx->armed = false;
+	if (++rx->unacked == ACK_EVERY) {
+		ibv_ack_cq_events(cq, rx->unacked);
+		rx->unacked = 0;
+	}
+}
+/* >8 verbs-event-loop */
