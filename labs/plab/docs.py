@@ -233,27 +233,10 @@ def prose_lines(text):
         yield i, line
 
 
-# Runs of a checked-in results file made before the generator counted a
-# refused end marker (each line as unattributed() names a run): known,
-# listed, and gone with the next checked-in run. Only for files of the
-# project itself, never for a --results file.
-WAIVED = os.path.join(ROOT, "docs", "results", "unattributed-waived.txt")
-
-
-def waived():
-    """The lines of WAIVED, comments and blank lines left out."""
-    try:
-        with open(WAIVED) as f:
-            return {ln.strip() for ln in f
-                    if ln.strip() and not ln.startswith("#")}
-    except FileNotFoundError:
-        return set()
-
-
-def unattributed(results, waive=frozenset()):
+def unattributed(results):
     """Runs of the checked-in results whose losses no counter explains
     (unattributed other than 0): a figure from such a run is not one to
-    teach from. Prints each; their count, less the ones WAIVE lists."""
+    teach from. Prints each; their count."""
     with open(results) as f:
         runs = json.load(f).get("runs", [])
     bad = 0
@@ -266,10 +249,6 @@ def unattributed(results, waive=frozenset()):
                      else " +gpu " + str(r.get("gpu")), r.get("frame_bytes"),
                      r.get("workload"), "" if not r.get("trial") else
                      " trial %s" % r["trial"], u))
-            if name in waive:
-                print("%s (waived: %s)" % (name,
-                                           os.path.relpath(WAIVED, ROOT)))
-                continue
             print(name + " (a loss no counter explains, or a counter that"
                   " counted what was not lost)")
             bad += 1
@@ -297,8 +276,7 @@ def numbers(files, results=RESULTS):
     # is named), or the --results file given.
     checked = [results] if results != RESULTS else [] if files else \
         sorted(glob.glob(os.path.join(os.path.dirname(RESULTS), "*.json")))
-    waive = waived() if results == RESULTS else frozenset()
-    u = sum(unattributed(f, waive) for f in checked)
+    u = sum(unattributed(f) for f in checked)
     if u:
         print("docs: %d checked-in run(s) with unattributed losses: make the"
               " checked-in results from a run that accounts for every loss"
