@@ -21,7 +21,6 @@
 #include "report.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,16 +57,18 @@ static int gpu_desc(struct xsk_rx *rx, struct gpu_xsk *gx, unsigned i,
 }
 
 /* 8< gpu-xsk-burst */
-/* A batch off the RX ring to the GPU; the frames back to the fill ring. */
-static unsigned gpu_burst(struct xsk_rx *rx)
+/*
+ * The GPU handler: the burst to the GPU, then the frames back to the fill
+ * ring. The verdict is the GPU's: its time is read once the consumer is
+ * done, not at now.
+ */
+void gpu_xsk_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n, uint64_t now)
 {
 	struct gpu_xsk *gx = rx->gpu;
-	uint32_t idx_rx, i, n;
+	uint32_t i;
 	int err = 0;
 
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
+	(void)now;
 	for (i = 0; !err && i < n; i++)
 		err = gpu_desc(rx, gx, i,
 			       xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i));
@@ -81,35 +82,8 @@ static unsigned gpu_burst(struct xsk_rx *rx)
 	}
 	/* The consumer has finished with the frames: the kernel may reuse. */
 	xsk_refill(rx, idx_rx, n);
-	return n;
 }
 /* >8 gpu-xsk-burst */
-
-/* Spin on the RX ring; enter the kernel only when it asks. */
-void gpu_xsk_busy_loop(struct xsk_rx *rx)
-{
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		if (gpu_burst(rx))
-			continue;
-		rx->empty++;
-		xsk_kick_rx(rx);
-	}
-}
-
-/* Sleep in poll() whenever the RX ring is empty. */
-void gpu_xsk_poll_loop(struct xsk_rx *rx)
-{
-	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		if (gpu_burst(rx))
-			continue;
-		rx->empty++;
-		rx->syscalls++;
-		if (poll(&pfd, 1, 1000) > 0)
-			rx->wakeups++;
-	}
-}
 
 /* The consumer's verdict on a packet, as the step's static name. */
 static const char *check_step(const struct pl_gpu_res *r)
@@ -155,20 +129,20 @@ static void gpu_trace_frame(struct xsk_rx *rx, struct gpu_xsk *gx,
 }
 
 /*
- * gpu_burst() with the first frames traced while *unit < t->units: the
- * same steps, then the frames back on the fill ring, traced as well.
+ * The traced GPU handler: gpu_xsk_burst() with the first frames traced
+ * while fewer than --trace N are, the frames back on the fill ring traced
+ * as well; then the plain handler takes over.
  */
-static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
+void gpu_xsk_traced_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+			  uint64_t now)
 {
 	struct gpu_xsk *gx = rx->gpu;
 	struct pl_trace *t = &rx->trace;
-	uint32_t idx_rx, idx_fq, i, n, first = *unit + 1, traced = 0;
+	uint32_t idx_fq, i, first = rx->traced + 1, traced = 0;
 	int err = 0;
 	bool wake;
 
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
+	(void)now;
 	for (i = 0; !err && i < n; i++)
 		err = gpu_desc(rx, gx, i,
 			       xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i));
@@ -179,8 +153,8 @@ static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
 		pl_run_request_stop(rx->run);
 	} else {
 		pl_gpu_account(&rx->stats, gx->b.res, n, pl_now_ns());
-		for (i = 0; i < n && *unit < t->units; i++, traced++)
-			gpu_trace_frame(rx, gx, ++*unit, idx_rx, i, n);
+		for (i = 0; i < n && rx->traced < t->units; i++, traced++)
+			gpu_trace_frame(rx, gx, ++rx->traced, idx_rx, i, n);
 	}
 	idx_fq = xsk_refill(rx, idx_rx, n);
 	wake = xsk_ring_prod__needs_wakeup(&rx->fq);
@@ -193,35 +167,14 @@ static unsigned gpu_traced_burst(struct xsk_rx *rx, uint32_t *unit)
 			     "RX ring: release", "consumer count need_wakeup",
 			     idx_rx + n, n, wake, 0);
 	}
-	return n;
+	if (rx->traced >= t->units)
+		xsk_trace_end(rx);
 }
 
-/* The traced GPU loop: --trace N frames step by step, then the plain one. */
-void gpu_xsk_traced_loop(struct xsk_rx *rx)
+void gpu_xsk_trace_setup(struct xsk_rx *rx)
 {
-	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
-	struct pl_trace *t = &rx->trace;
-	uint32_t unit = 0;
+	struct gpu_xsk *gx = rx->gpu;
 
-	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
-		if (gpu_traced_burst(rx, &unit))
-			continue;
-		rx->empty++;
-		if (rx->cfg->loop == LOOP_POLL) {
-			rx->syscalls++;
-			if (poll(&pfd, 1, 1000) > 0)
-				rx->wakeups++;
-		} else {
-			xsk_kick_rx(rx);
-		}
-	}
-	pl_trace_close(t);
-	rx->rx_plain(rx);
-}
-
-/* The GPU's one-time setup, as trace events. */
-static void gpu_trace_setup(struct xsk_rx *rx, struct gpu_xsk *gx)
-{
 	if (gx->copy)
 		pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_STEP,
 			     "pin the UMEM; device memory for a batch",
@@ -264,7 +217,7 @@ static int gpu_xsk_open(struct xsk_rx *rx, struct gpu_xsk *gx)
 }
 /* >8 gpu-xsk-setup */
 
-int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+int gpu_xsk_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	const struct pl_gpu_where at = { .pci = c->gpu_pci,
 					 .nic = c->rx.iface };
@@ -300,8 +253,6 @@ int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 		return err;
 	}
 	rx->gpu = gx;
-	if (c->rx.trace)
-		gpu_trace_setup(rx, gx);
 	return 0;
 }
 

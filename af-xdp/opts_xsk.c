@@ -8,10 +8,15 @@
 
 #include <stdio.h>
 
+const char *const xsk_actions[] = { "redirect", "drop", "pass", NULL };
+const char *const xsk_attaches[] = { "native", "skb", NULL };
+const char *const xsk_binds[] = { "copy", "zerocopy", "auto", NULL };
+const char *const xsk_loops[] = { "busy", "poll", NULL };
+
 static const char *const onoff[] = { "off", "on", NULL };
 
 /* The options that do not go together; a one-line error and false. */
-static bool check_cfg(const struct xsk_cfg *c)
+static bool check_cfg(const struct cfg *c)
 {
 	const char *why = NULL;
 
@@ -52,7 +57,7 @@ static bool check_cfg(const struct xsk_cfg *c)
  * (ethtool -l): a clear error here, not EINVAL from the bind. Skipped
  * when the interface cannot say (the bind then decides).
  */
-static bool check_queues(const struct xsk_cfg *c)
+static bool check_queues(const struct cfg *c)
 {
 	unsigned n = pl_rx_queues(&c->rx);
 	int have;
@@ -69,7 +74,7 @@ static bool check_queues(const struct xsk_cfg *c)
 	return false;
 }
 
-int xsk_options(int argc, char **argv, struct xsk_cfg *c)
+int xsk_options(int argc, char **argv, struct cfg *c)
 {
 	int err, wakeup = 1;
 	const struct pl_opt opts[] = {
@@ -123,14 +128,14 @@ int xsk_options(int argc, char **argv, struct xsk_cfg *c)
 		{ 0 }
 	};
 
-	*c = (struct xsk_cfg){ .rx = PL_RX_DEFAULTS,
-			       .port = PL_UDP_PORT,
-			       .frames = 4096,
-			       .frame_size = XSK_UMEM__DEFAULT_FRAME_SIZE,
-			       .ring = XSK_RING_CONS__DEFAULT_NUM_DESCS,
-			       .batch = 64,
-			       .bind = BIND_AUTO,
-			       .need_wakeup = true };
+	*c = (struct cfg){ .rx = PL_RX_DEFAULTS,
+			   .port = PL_UDP_PORT,
+			   .frames = 4096,
+			   .frame_size = XSK_UMEM__DEFAULT_FRAME_SIZE,
+			   .ring = XSK_RING_CONS__DEFAULT_NUM_DESCS,
+			   .batch = 64,
+			   .bind = BIND_AUTO,
+			   .need_wakeup = true };
 	err = pl_opt_parse(argc, argv, opts, "--iface IF [options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;

@@ -12,7 +12,6 @@
 #include "report.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -68,21 +67,18 @@ static bool tx_reserve(struct xsk_rx *rx, uint32_t n, uint32_t *idx)
 }
 
 /*
- * Take up to a batch off the RX ring: the good frames turned around onto
- * the TX ring, the others (and all of them when it has no room) back to
- * the fill ring; then one kick. Returns how many there were.
+ * The reflecting handler: the completions back onto the fill ring, then
+ * the burst's good frames turned around onto the TX ring, the others (and
+ * all of them when it has no room) back to the fill ring; then one kick.
  */
-static unsigned reflect_burst(struct xsk_rx *rx)
+void reflect_xsk_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+		       uint64_t now)
 {
-	uint32_t idx_rx, idx_tx = 0, idx_fq = 0, i, n, good = 0;
+	uint32_t idx_tx = 0, idx_fq = 0, i, good = 0;
 	bool ok[MAX_BATCH];
 	struct pl_pkt p;
-	uint64_t now;
 
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
-	now = pl_now_ns();
+	tx_reclaim(rx);
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d =
 			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
@@ -123,34 +119,21 @@ static unsigned reflect_burst(struct xsk_rx *rx)
 	rx->tx_queued += good;
 	if (good)
 		tx_kick(rx);
-	return n;
 }
 
 /*
- * The reflecting loop: take the completions, reflect a batch; when the RX
- * ring is empty, kick what waits on the TX ring, else spin or sleep in
- * poll() as --loop says.
+ * The reflecting idle step, the RX ring empty: take the completions, kick
+ * what waits on the TX ring, else spin or sleep in poll() as --loop says.
  */
-void reflect_xsk_loop(struct xsk_rx *rx)
+void reflect_xsk_idle(struct xsk_rx *rx)
 {
-	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
-	bool in_poll = rx->cfg->loop == LOOP_POLL;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		tx_reclaim(rx);
-		if (reflect_burst(rx))
-			continue;
-		rx->empty++;
-		if (tx_waiting(rx)) {
-			tx_kick(rx);
-		} else if (in_poll) {
-			rx->syscalls++;
-			if (poll(&pfd, 1, 1000) > 0)
-				rx->wakeups++;
-		} else {
-			xsk_kick_rx(rx);
-		}
-	}
+	tx_reclaim(rx);
+	if (tx_waiting(rx))
+		tx_kick(rx);
+	else if (rx->cfg->loop == LOOP_POLL)
+		xsk_poll_wait(rx);
+	else
+		xsk_kick_rx(rx);
 }
 
 /* After the loop: send what still waits on the TX ring, take it back. */

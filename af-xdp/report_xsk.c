@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The XDP / AF_XDP receiver's measured window and report: its loop (or
- * one per queue) between two snapshots of the system's counters, then the
- * run's figures, the path's own under "afxdp" or "xdp" in the JSON.
+ * The XDP / AF_XDP receiver's report, from what the run left: the run's
+ * figures, the path's own under "afxdp" or "xdp" in the JSON.
  */
 #include "rx_xsk.h"
 #include "report.h"
@@ -139,38 +138,6 @@ static void add_passed(struct pl_rx_stats *s, const struct xdp_totals *t,
 	}
 }
 
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
-static void xsk_loop(void *arg)
-{
-	struct xsk_rx *rx = arg;
-
-	rx->rx_loop(rx);
-}
-
-/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
-static void xsk_queue_loop(void *arg, unsigned q)
-{
-	struct xsk_rx *rxq = arg;
-
-	rxq[q].rx_loop(&rxq[q]);
-}
-
-/*
- * The moment the loops end: send the reflections still on a TX ring, then
- * read every socket's XDP_STATISTICS.
- */
-static void xsk_after_loop(void *arg)
-{
-	struct xsk_rx *rxq = arg;
-	unsigned q, n = pl_rx_queues(&rxq[0].cfg->rx);
-
-	for (q = 0; q < n; q++) {
-		if (rxq[q].cfg->rx.reflect)
-			tx_flush(&rxq[q]);
-		xsk_read_stats(&rxq[q], &rxq[q].xs);
-	}
-}
-
 /* Add what b counted over the run (after - before) to to. */
 static void xs_add(struct xdp_statistics *to, const struct xsk_rx *b)
 {
@@ -205,7 +172,7 @@ static void fold_queue(struct xsk_rx *a, const struct xsk_rx *b)
  * per queue (id: the device's RX queue), then every queue's counters
  * folded into the first's, which the path's JSON and drops read.
  */
-static void queues_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
+static void queues_report(struct xsk_rx *rxq, const struct cfg *c,
 			  const struct pl_rx_window *w,
 			  struct pl_rx_stats *total, struct pl_report_queue *rq,
 			  struct pl_report *r)
@@ -222,24 +189,14 @@ static void queues_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
 		fold_queue(&rxq[0], &rxq[q]);
 }
 
-/*
- * Run the loop (or the queues' loops) between two snapshots and report the
- * run; 0 or -errno.
- */
-int xsk_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
-	       struct pl_rx_stats *total)
+/* Write the report of the run measured in w; 0 or -errno. */
+int xsk_report(struct xsk_rx *rxq, const struct cfg *c,
+	       const struct pl_rx_window *w, struct pl_rx_stats *total)
 {
 	struct xsk_rx *rx = &rxq[0];
 	struct pl_report_queue rq[PL_MAX_QUEUES];
-	struct pl_sysctr before, after;
+	const struct pl_sysctr *before = w->before, *after = w->after;
 	bool afxdp = rx->xsk;
-	struct pl_rx_window w = { .loop = xsk_loop,
-				  .queue_loop = xsk_queue_loop,
-				  .after_loop = afxdp ? xsk_after_loop : NULL,
-				  .arg = rx,
-				  .ifname = c->rx.iface,
-				  .before = &before,
-				  .after = &after };
 	char envbuf[32];
 	struct pl_report r = {
 		.tool = "pathlab-rx-xsk",
@@ -261,31 +218,21 @@ int xsk_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
 		.loss_points = 0, /* add_drops() names them */
 		.stats = &rx->stats,
 		.received_source = afxdp ? NULL : "xdp_map",
-		.before = &before,
-		.after = &after,
+		.before = before,
+		.after = after,
 		.extra_json = path_json,
 		.extra_arg = rx,
 	};
-	unsigned q;
-	int err;
-
-	for (q = 0; q < pl_rx_queues(&c->rx); q++)
-		w.queue_stats[q] = &rxq[q].stats;
-	/* Time the turns of the spinning loops (not poll(), not XDP alone) */
-	rx->run->polls = c->loop != LOOP_POLL && c->action == PL_XDP_REDIRECT;
-	err = pl_rx_measure(&c->rx, rx->run, &w);
-	if (err)
-		return err;
 	if (pl_rx_queues(&c->rx) > 1)
-		queues_report(rxq, c, &w, total, rq, &r);
+		queues_report(rxq, c, w, total, rq, &r);
 	if (c->rx.reflect)
 		reflect_report(rx, &r);
-	rx->link_dropped = after.link_rx_dropped - before.link_rx_dropped;
+	rx->link_dropped = after->link_rx_dropped - before->link_rx_dropped;
 	if (!afxdp) {
 		xdp_sync_stats(rx);
 		if (c->rx.trace)
-			xdp_trace_consume(rx, after.udp_no_ports -
-						      before.udp_no_ports);
+			xdp_trace_consume(rx, after->udp_no_ports -
+						      before->udp_no_ports);
 	}
 	xdp_read_totals(rx);
 	add_passed(pl_rx_queues(&c->rx) > 1 ? total : &rx->stats, &rx->xdp, &r);

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * pathlab-rx-xsk: the XDP and AF_XDP receiver.
  *
@@ -12,307 +12,189 @@
  * queue. --reflect: every good frame goes back out through the socket's
  * TX ring, for pathlab-gen --pingpong.
  *
- * xsk_setup() -> xsk_rx_loop() -> xsk_teardown() -> main(), the skeleton
- * every path has (rx_socket.c, rx_dpdk.c, rx_verbs.c). The features live
- * in their own files: xsk_setup.c (program, UMEM, rings, socket),
- * reflect_xsk.c, trace_xsk.c, gpu_xsk.c, the report in report_xsk.c and
- * the command line in opts_xsk.c.
+ * xsk_setup() -> xsk_rx_loop() -> xsk_teardown() -> main(), the
+ * skeleton every path has: diff two rx_*.c files to see what differs
+ * between the paths. The setup helpers live in xsk_setup.c, the features
+ * in their own files (rx_xsk.h names them), the report in report_xsk.c
+ * and the command line in opts_xsk.c.
  */
 #include "rx_xsk.h"
 #include "clock.h"
-#include "gpu.h"
-#include "mgmt.h"
 #include "opt.h"
-#include "report.h"
 #include "rx.h"
-#include "sysctr.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 
-const char *const xsk_actions[] = { "redirect", "drop", "pass", NULL };
-const char *const xsk_attaches[] = { "native", "skb", NULL };
-const char *const xsk_binds[] = { "copy", "zerocopy", "auto", NULL };
-const char *const xsk_loops[] = { "busy", "poll", NULL };
+/*
+ * The handlers of each kind of run, chosen once at setup, so that no loop
+ * tests an option per packet: plain, and the traced one that steps through
+ * the first --trace N packets and then hands over to the plain one.
+ * check_cfg() refuses the kinds that have no traced handler.
+ * An empty RX ring has a handler too: spin and kick, or sleep in poll().
+ * XDP alone has none: it traces in the program, its loop watches.
+ */
+static void choose_loop(const struct cfg *c, struct xsk_rx *rx)
+{
+	enum { BUSY, POLL, REFLECT, GPU_BUSY, GPU_POLL };
+	static const struct {
+		burst_fn *plain, *traced;
+		idle_fn *idle, *traced_idle;
+	} table[] = {
+		[BUSY] = { xsk_plain_burst, xsk_traced_burst, xsk_kick_rx,
+			   xsk_traced_idle },
+		[POLL] = { xsk_plain_burst, xsk_traced_burst, xsk_poll_wait,
+			   xsk_traced_idle },
+		[REFLECT] = { reflect_xsk_burst, NULL, reflect_xsk_idle, NULL },
+		[GPU_BUSY] = { gpu_xsk_burst, gpu_xsk_traced_burst, xsk_kick_rx,
+			       xsk_kick_rx },
+		[GPU_POLL] = { gpu_xsk_burst, gpu_xsk_traced_burst,
+			       xsk_poll_wait, xsk_poll_wait },
+	};
+	bool in_poll = c->loop == LOOP_POLL;
+	int kind = c->rx.reflect ? REFLECT
+		   : c->gpu	 ? (in_poll ? GPU_POLL : GPU_BUSY)
+		   : in_poll	 ? POLL
+				 : BUSY;
+
+	rx->plain_burst = table[kind].plain;
+	rx->plain_idle = table[kind].idle;
+	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->on_idle = c->rx.trace ? table[kind].traced_idle : table[kind].idle;
+	rx->told = true;
+}
+
+/*
+ * Set up: the program and, for redirect, every queue's socket, each with the
+ * handler its run needs; the window the run is measured in. On failure
+ * rxq[0].queue is the RX queue it concerns. 0 or -errno.
+ */
+static int xsk_setup(struct xsk_rx *rxq, struct pl_run *run,
+		     const struct cfg *c, struct pl_rx_window *w)
+{
+	unsigned q, n = pl_rx_queues(&c->rx), failed;
+	bool afxdp = c->action == PL_XDP_REDIRECT;
+	int err = 0;
+
+	err = xsk_open(rxq, run, c);
+	if (err)
+		return err;
+	for (q = 0; afxdp && q < n; q++) {
+		err = xsk_queue_open(rxq, q, run, c);
+		if (err)
+			break;
+		choose_loop(c, &rxq[q]);
+	}
+	if (err) {
+		failed = c->queue + q;
+		while (q-- > 0)
+			xsk_queue_close(rxq, q);
+		xsk_close(rxq);
+		rxq->queue = failed;
+		return err;
+	}
+	if (afxdp && c->gpu && (err = gpu_xsk_setup(rxq, c))) {
+		sockets_teardown(rxq, c);
+		xsk_close(rxq);
+		return err;
+	}
+	/* XDP alone: the program traces; we read it after the run. */
+	if (c->rx.trace) {
+		(afxdp ? xsk_trace_setup : xdp_trace_setup)(rxq, c);
+		if (rxq->gpu)
+			gpu_xsk_trace_setup(rxq);
+	}
+	*w = (struct pl_rx_window){
+		.rx_loop = afxdp ? xsk_rx_loop : xdp_watch_loop,
+		.queues = rxq,
+		.stride = sizeof(*rxq),
+		.after_loop = afxdp ? xsk_after_loop : NULL,
+		.arg = rxq,
+		.ifname = c->rx.iface,
+	};
+	for (q = 0; q < n; q++)
+		w->queue_stats[q] = &rxq[q].stats;
+	/* Time the turns of the loops that spin */
+	run->polls = afxdp && c->loop != LOOP_POLL; /* not poll(), not XDP */
+	return 0;
+}
 
 /* 8< xsk-rx-burst */
-/* Take up to a batch off the RX ring and give the frames back to the fill
- * ring; returns how many there were. */
-static inline unsigned rx_burst(struct xsk_rx *rx)
+/* The plain handler: parse and account every frame of the burst, in
+ * place, then give the frames back to the fill ring. */
+void xsk_plain_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+		     uint64_t now)
 {
-	uint32_t idx_rx, i, n;
 	struct pl_pkt p;
-	uint64_t now;
+	uint32_t i;
 
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
-	now = pl_now_ns();
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d =
 			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
 
-		pl_rx_frame(&rx->stats, xsk_umem__get_data(rx->area, d->addr),
-			    d->len, rx->port, now, &p);
+		rx_one(rx, xsk_umem__get_data(rx->area, d->addr), d->len, now,
+		       &p);
 	}
 	xsk_refill(rx, idx_rx, n);
-	return n;
 }
 /* >8 xsk-rx-burst */
 
-/* Sleep in poll() whenever the RX ring is empty. */
-static void poll_loop(struct xsk_rx *rx)
-{
-	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		if (rx_burst(rx))
-			continue;
-		rx->empty++;
-		rx->syscalls++;
-		if (poll(&pfd, 1, 1000) > 0)
-			rx->wakeups++;
-	}
-}
-
-/* Mirror the program's lab-port counters into the run's stats. */
-void xdp_sync_stats(struct xsk_rx *rx)
-{
-	const struct pl_xdp_lab *l = &rx->xdp.lab;
-
-	if (xdp_read_lab(rx))
-		return;
-	rx->stats.packets = l->data;
-	rx->stats.end_markers = l->end_markers;
-	rx->stats.first_ns = l->first_ns;
-	rx->stats.last_ns = l->last_ns;
-	rx->stats.payload_len = (uint16_t)l->payload_len;
-}
-
-/* 8< xdp-watch-loop */
-/* XDP alone: nothing reaches user space; watch the program's counters. */
-static void xdp_watch_loop(struct xsk_rx *rx)
-{
-	const struct timespec tick = { .tv_nsec = 1000000 };
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		nanosleep(&tick, NULL);
-		xdp_sync_stats(rx);
-	}
-}
-/* >8 xdp-watch-loop */
-
-/*
- * The loop of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: plain, and the traced one that steps through
- * the first --trace N frames and then runs the plain one (*plain). XDP
- * alone traces in the program: its loop stays. check_cfg() refuses the
- * kinds that have no traced loop.
- */
-static rx_loop_fn *choose_loop(const struct xsk_cfg *c, rx_loop_fn **plain)
-{
-	enum { WATCH, BUSY, POLL, REFLECT, GPU_BUSY, GPU_POLL };
-	static const struct {
-		rx_loop_fn *plain, *traced;
-	} table[] = {
-		[WATCH] = { xdp_watch_loop, xdp_watch_loop },
-		[BUSY] = { xsk_rx_loop, xsk_traced_loop },
-		[POLL] = { poll_loop, xsk_traced_loop },
-		[REFLECT] = { reflect_xsk_loop, NULL },
-		[GPU_BUSY] = { gpu_xsk_busy_loop, gpu_xsk_traced_loop },
-		[GPU_POLL] = { gpu_xsk_poll_loop, gpu_xsk_traced_loop },
-	};
-	bool in_poll = c->loop == LOOP_POLL;
-	int kind = c->action != PL_XDP_REDIRECT ? WATCH
-		   : c->rx.reflect		? REFLECT
-		   : c->gpu  ? (in_poll ? GPU_POLL : GPU_BUSY)
-		   : in_poll ? POLL
-			     : BUSY;
-
-	*plain = table[kind].plain;
-	return c->rx.trace ? table[kind].traced : table[kind].plain;
-}
-
-/* 8< xsk-queues */
-/*
- * Queue q's socket, on RX queue --queue + q, in the xsks map at that index:
- * the program redirects each frame by ctx->rx_queue_index, so a frame
- * reaches the socket of the queue it arrived on. Each queue has a UMEM of
- * its own, not one UMEM shared (XDP_SHARED_UMEM) with a fill and a
- * completion ring per queue: a frame then never leaves its queue's thread,
- * so no two threads hand out frames of one pool and no lock is needed.
- * Sharing pays where frames move between queues or devices (forwarding
- * without a copy); a receiver moves none. The cost: --frames per queue.
- */
-static int queue_socket_setup(struct xsk_rx *rxq, unsigned q,
-			      const struct xsk_cfg *c)
-{
-	struct xsk_rx *rx = &rxq[q];
-	int err;
-
-	if (q) { /* the program, its settings and the run: queue 0's */
-		rx->cfg = c;
-		rx->port = rxq[0].port;
-		rx->batch = rxq[0].batch;
-		rx->skel = rxq[0].skel;
-		rx->ifindex = rxq[0].ifindex;
-		rx->link_fd = -1;
-		rx->run = rxq[0].run;
-		pl_stats_init(&rx->stats);
-	}
-	rx->queue = c->queue + q;
-	err = xsk_socket_open(rx, c);
-	if (err) {
-		if (q)
-			pl_stats_free(&rx->stats);
-		return err;
-	}
-	return 0;
-}
-/* >8 xsk-queues */
-
-/* Undo queue_socket_setup(): out of the map, socket and UMEM gone. */
-static void queue_socket_teardown(struct xsk_rx *rxq, unsigned q)
-{
-	xsk_socket_close(&rxq[q]);
-	if (q)
-		pl_stats_free(&rxq[q].stats);
-}
-
-/* Every queue's socket; on failure *where is the RX queue that failed. */
-static int sockets_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
-			 unsigned *where)
-{
-	unsigned q, n = pl_rx_queues(&c->rx);
-	int err;
-
-	for (q = 0; q < n; q++) {
-		err = queue_socket_setup(rxq, q, c);
-		if (err) {
-			*where = c->queue + q;
-			while (q-- > 0)
-				queue_socket_teardown(rxq, q);
-			return err;
-		}
-	}
-	return 0;
-}
-
-/* Undo sockets_setup(), the last queue first. */
-static void sockets_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
-{
-	unsigned q;
-
-	for (q = pl_rx_queues(&c->rx); q-- > 0;)
-		queue_socket_teardown(rxq, q);
-}
-
-/*
- * Set up the program and, for redirect, a socket per queue; choose the
- * loops. On failure *where is the RX queue it concerns.
- */
-static int xsk_setup(struct xsk_rx *rxq, const struct xsk_cfg *c,
-		     unsigned *where)
-{
-	struct xsk_rx *rx = &rxq[0];
-	unsigned q;
-	int err;
-
-	rx->cfg = c;
-	rx->port = (uint16_t)c->port;
-	rx->batch = c->batch;
-	*where = c->queue;
-	err = xdp_prog_setup(rx, c);
-	if (err || c->action != PL_XDP_REDIRECT) {
-		/* The program traces (--trace); we read it after the run. */
-		rx->rx_loop = choose_loop(c, &rx->rx_plain);
-		if (!err && c->rx.trace)
-			xdp_trace_setup(rx, c);
-		return err;
-	}
-	err = sockets_setup(rxq, c, where);
-	if (err) {
-		xdp_prog_teardown(rx);
-		return err;
-	}
-	for (q = 0; q < pl_rx_queues(&c->rx); q++)
-		rxq[q].rx_loop = choose_loop(c, &rxq[q].rx_plain);
-	if (c->rx.trace)
-		xsk_trace_setup(rx, c);
-	if (c->gpu && (err = gpu_xsk_setup(rx, c))) {
-		sockets_teardown(rxq, c);
-		xdp_prog_teardown(rx);
-	}
-	return err;
-}
-
 /* 8< xsk-busy-loop */
 /*
- * Spin on the RX ring; enter the kernel only when it asks (need_wakeup) or
- * when that drives the receive (--busy-poll).
+ * Take a burst off the RX ring and hand it to the run's handler; when the
+ * ring is empty, the idle step: spin, entering the kernel only when it
+ * asks (need_wakeup) or when that drives the receive (--busy-poll), or
+ * sleep in poll() (--loop poll).
  */
-void xsk_rx_loop(struct xsk_rx *rx)
+void xsk_rx_loop(void *arg)
 {
+	struct xsk_rx *rx = arg;
+	uint32_t idx_rx, n;
+
 	while (!pl_run_done(rx->run, &rx->stats)) {
-		if (rx_burst(rx))
+		n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
+		if (n) {
+			rx->on_burst(rx, idx_rx, n, pl_now_ns());
 			continue;
+		}
 		rx->empty++;
-		xsk_kick_rx(rx);
+		rx->on_idle(rx);
 	}
 }
 /* >8 xsk-busy-loop */
 
-/* Undo xsk_setup(): the sockets leave the map before the program goes. */
-static void xsk_teardown(struct xsk_rx *rxq, const struct xsk_cfg *c)
+/* Undo xsk_setup(), the last queue first: the sockets leave the map
+ * before the program goes. */
+static void xsk_teardown(struct xsk_rx *rxq, const struct cfg *c)
 {
-	struct xsk_rx *rx = &rxq[0];
-
-	if (rx->gpu)
-		gpu_xsk_teardown(rx);
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	if (rx->xsk)
+	if (rxq->gpu)
+		gpu_xsk_teardown(rxq);
+	pl_trace_close(&rxq->trace); /* a run that ended while tracing */
+	if (rxq->xsk)
 		sockets_teardown(rxq, c);
-	xdp_prog_teardown(rx);
+	xsk_close(rxq);
 }
 
-/* Say why setup failed in the words a student needs; the exit code. */
-static int setup_error(const struct xsk_cfg *c, unsigned queue, int err)
+/* Say why setup failed, in one line; the exit code. */
+static int setup_error(const struct cfg *c, const struct xsk_rx *rx, int err)
 {
-	if (err == -EOPNOTSUPP && c->bind == BIND_ZEROCOPY) {
-		fprintf(stderr,
-			"pathlab-rx-xsk: %s: zero-copy needs a NIC driver "
-			"with AF_XDP zero-copy support; veth has none; use "
-			"--bind copy or auto\n",
-			c->rx.iface);
-		return PL_EXIT_SKIP;
-	}
-	fprintf(stderr, "pathlab-rx-xsk: %s queue %u: %s\n", c->rx.iface, queue,
-		strerror(-err));
-	if (err == -EPERM || err == -EACCES) {
-		fprintf(stderr, "pathlab-rx-xsk: needs root (CAP_BPF, "
-				"CAP_NET_ADMIN, CAP_NET_RAW)\n");
-		return PL_EXIT_SKIP;
-	}
-	if (err == -EBUSY)
-		fprintf(stderr,
-			"pathlab-rx-xsk: another XDP program is "
-			"attached to %s (one per interface here)\n",
-			c->rx.iface);
-	return err == -ENODEV || err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
+	const char *hint;
+	int code = xsk_setup_why(c, err, &hint);
+
+	fprintf(stderr, "pathlab-rx-xsk: %s queue %u: %s%s\n", c->rx.iface,
+		rx->queue, strerror(-err), hint);
+	return code;
 }
 
 int main(int argc, char **argv)
 {
-	struct xsk_cfg c;
 	static struct xsk_rx rxq[PL_MAX_QUEUES];
 	static struct pl_rx_stats total;
+	static struct pl_rx_window w;
 	static struct pl_run run;
 	struct xsk_rx *rx = &rxq[0];
-	unsigned where;
+	struct cfg c;
 	int err;
 
 	err = xsk_options(argc, argv, &c);
@@ -320,14 +202,15 @@ int main(int argc, char **argv)
 		return err;
 	if (pl_rx_trace_open("pathlab-rx-xsk", &c.rx, &rx->trace, "pkt"))
 		return PL_EXIT_USAGE;
-	rx->run = &run;
 	if (pl_rx_begin("pathlab-rx-xsk", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
 	pl_stats_init(&total);
-	err = xsk_setup(rxq, &c, &where);
+	err = xsk_setup(rxq, &run, &c, &w);
 	if (err)
-		return setup_error(&c, where, err);
-	err = xsk_report(rxq, &c, &total);
+		return setup_error(&c, rx, err);
+	err = pl_rx_measure(&c.rx, &run, &w);
+	if (!err)
+		err = xsk_report(rxq, &c, &w, &total);
 	xsk_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);

@@ -28,7 +28,7 @@ enum { BIND_COPY, BIND_ZEROCOPY, BIND_AUTO };
 enum { LOOP_BUSY, LOOP_POLL };
 enum { GPU_XSK_MAPPED, GPU_XSK_COPY };
 
-struct xsk_cfg {
+struct cfg {
 	struct pl_rx_opts rx; /* the options every receiver takes */
 	unsigned port, frames, frame_size, headroom, ring, batch, queue;
 	int action; /* enum pl_xdp_action */
@@ -43,7 +43,7 @@ struct xsk_cfg {
  * opts_xsk.c: the command line into c, its defaults first, checked: -1
  * to go on, or the exit code (0 after --help, 2 after a bad option).
  */
-int xsk_options(int argc, char **argv, struct xsk_cfg *c);
+int xsk_options(int argc, char **argv, struct cfg *c);
 
 /* What the XDP program counted, summed over CPUs. */
 struct xdp_totals {
@@ -56,15 +56,24 @@ struct xdp_totals {
 
 struct xsk_rx;
 
-/* A receive loop: runs until pl_run_done(). */
-typedef void rx_loop_fn(struct xsk_rx *rx);
+/*
+ * A burst handler: the n frames peeked off the RX ring at idx_rx, handed
+ * over at now; it gives them back (fill ring, or TX ring). The loop calls
+ * the one choose_loop() picked once per burst; the per-frame step is
+ * inline in it.
+ */
+typedef void burst_fn(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+		      uint64_t now);
 
-/* The choices of --action, --attach, --bind, --loop (rx_xsk.c). */
+/* What the loop does when the RX ring is empty: spin, kick or sleep. */
+typedef void idle_fn(struct xsk_rx *rx);
+
+/* The choices of --action, --attach, --bind, --loop (opts_xsk.c). */
 extern const char *const xsk_actions[],
 	*const xsk_attaches[], *const xsk_binds[], *const xsk_loops[];
 
 struct xsk_rx {
-	const struct xsk_cfg *cfg;
+	const struct cfg *cfg;
 	struct pathlab *skel;
 	int ifindex;
 	int link_fd; /* the bpf_link: closing it detaches the program */
@@ -97,15 +106,26 @@ struct xsk_rx {
 	 */
 	uint64_t tx_queued, tx_no_room, tx_dropped, tx_completed;
 	uint64_t link_dropped; /* the link's rx_dropped over the run */
-	rx_loop_fn *rx_loop;   /* chosen at setup (choose_loop()) */
-	rx_loop_fn *rx_plain;  /* after the traced part */
+	burst_fn *on_burst;    /* chosen at setup (choose_loop()) */
+	burst_fn *plain_burst; /* after the traced part */
+	idle_fn *on_idle;      /* chosen at setup (choose_loop()) */
+	idle_fn *plain_idle;   /* after the traced part */
 	struct pl_trace trace;
+	uint32_t traced;    /* --trace: frames traced so far */
+	bool told;	    /* --trace: the last wake-up is traced */
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct xdp_statistics xs0, xs; /* XDP_STATISTICS before and after */
 	struct xdp_totals xdp;
 	struct gpu_xsk *gpu; /* the GPU variant's state, or NULL */
 };
+
+/* Parse and account one frame of len bytes at buf handed to us at now. */
+static inline enum pl_reason rx_one(struct xsk_rx *rx, const void *buf,
+				    size_t len, uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_frame(&rx->stats, buf, len, rx->port, now, p);
+}
 
 /* 8< xsk-refill */
 /*
@@ -152,8 +172,15 @@ static inline void xsk_kick_rx(struct xsk_rx *rx)
 }
 /* >8 xsk-kick */
 
+/*
+ * xsk_setup.c: the receiver's settings and our program; 0 or -errno.
+ * Undone by xsk_close().
+ */
+int xsk_open(struct xsk_rx *rx, struct pl_run *run, const struct cfg *c);
+void xsk_close(struct xsk_rx *rx);
+
 /* Load our program with the action and port set, attach it; 0/-errno. */
-int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+int xdp_prog_setup(struct xsk_rx *rx, const struct cfg *c);
 
 /* Detach and unload the program. */
 void xdp_prog_teardown(struct xsk_rx *rx);
@@ -162,13 +189,30 @@ void xdp_prog_teardown(struct xsk_rx *rx);
  * UMEM, fill ring, socket on RX queue rx->queue (with a TX ring for
  * --reflect), entry in our xsks map at that queue; 0/-errno.
  */
-int xsk_socket_open(struct xsk_rx *rx, const struct xsk_cfg *c);
+int xsk_socket_open(struct xsk_rx *rx, const struct cfg *c);
 
 /* The RX queues the interface has now (ethtool -l), or -errno. */
 int xsk_link_rx_queues(const char *ifname);
 
 /* Undo xsk_socket_open(). */
 void xsk_socket_close(struct xsk_rx *rx);
+
+/*
+ * Queue q's socket and stats (xsk_setup.c), on RX queue --queue + q, with
+ * the first queue's program, in the run; 0 or -errno. Undone by
+ * xsk_queue_close(); every queue's by sockets_teardown().
+ */
+int xsk_queue_open(struct xsk_rx *rxq, unsigned q, struct pl_run *run,
+		   const struct cfg *c);
+void xsk_queue_close(struct xsk_rx *rxq, unsigned q);
+void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c);
+
+/*
+ * Why setup failed with err, in the words a student needs (xsk_setup.c):
+ * *hint, to follow the error ("" when there is nothing to add); the exit
+ * code.
+ */
+int xsk_setup_why(const struct cfg *c, int err, const char **hint);
 
 /* Read the socket's XDP_STATISTICS into *st; 0/-errno. */
 int xsk_read_stats(const struct xsk_rx *rx, struct xdp_statistics *st);
@@ -179,17 +223,37 @@ int xdp_read_lab(struct xsk_rx *rx);
 /* Sum all of the program's per-CPU counters into rx->xdp; 0/-errno. */
 int xdp_read_totals(struct xsk_rx *rx);
 
-/* The busy loop (rx_xsk.c): spin on the RX ring. */
-rx_loop_fn xsk_rx_loop;
+/* The receive loop (rx_xsk.c): a burst off the RX ring to the handler. */
+void xsk_rx_loop(void *arg);
 
-/* XDP alone (rx_xsk.c): the program's lab counters into the run's stats. */
+/* XDP alone (xsk_setup.c): no socket; watch the program's counters. */
+void xdp_watch_loop(void *arg);
+
+/*
+ * The moment the loops end (xsk_setup.c), arg the queues: send what waits
+ * on a TX ring, read every socket's XDP_STATISTICS.
+ */
+void xsk_after_loop(void *arg);
+
+/* The plain handler (rx_xsk.c): parse in place, back to the fill ring. */
+burst_fn xsk_plain_burst;
+
+/* The idle step (xsk_setup.c): sleep in poll() (--loop poll). */
+idle_fn xsk_poll_wait;
+
+/* XDP alone (xsk_setup.c): the program's lab counters into the stats. */
 void xdp_sync_stats(struct xsk_rx *rx);
 
-/* The traced loop (trace_xsk.c): --trace N frames, then rx_plain. */
-rx_loop_fn xsk_traced_loop;
+/* The traced handlers (trace_xsk.c): --trace N frames, then the plain. */
+burst_fn xsk_traced_burst;
+idle_fn xsk_traced_idle;
+
+/* After the last traced frame: close the trace, hand over to the plain. */
+void xsk_trace_end(struct xsk_rx *rx);
 
 /* --reflect (reflect_xsk.c): good frames back out through the TX ring. */
-rx_loop_fn reflect_xsk_loop;
+burst_fn reflect_xsk_burst;
+idle_fn reflect_xsk_idle;
 
 /* After the loop: send what still waits on the TX ring, take it back. */
 void tx_flush(struct xsk_rx *rx);
@@ -200,10 +264,10 @@ struct pl_json;
 void tx_json(struct pl_json *j, const struct xsk_rx *rx);
 
 /* Record the one-time setup of the program and the socket as events. */
-void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+void xsk_trace_setup(struct xsk_rx *rx, const struct cfg *c);
 
 /* Record the program's load and attach (--action drop|pass --trace N). */
-void xdp_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+void xdp_trace_setup(struct xsk_rx *rx, const struct cfg *c);
 
 /*
  * After the run: read the program's trace records (its ring buffer) into
@@ -217,7 +281,10 @@ struct pl_report;
 extern const char *const gpu_xsk_modes[];
 
 /* The GPU variant (gpu_xsk.c): UMEM registration and loops; 0/-errno. */
-int gpu_xsk_setup(struct xsk_rx *rx, const struct xsk_cfg *c);
+int gpu_xsk_setup(struct xsk_rx *rx, const struct cfg *c);
+
+/* --trace N with --gpu: the GPU's setup as trace events. */
+void gpu_xsk_trace_setup(struct xsk_rx *rx);
 
 /* Undo gpu_xsk_setup(), before the UMEM goes. */
 void gpu_xsk_teardown(struct xsk_rx *rx);
@@ -225,17 +292,17 @@ void gpu_xsk_teardown(struct xsk_rx *rx);
 /* Add the GPU figures to the run's report. */
 void gpu_xsk_report(struct xsk_rx *rx, struct pl_report *r);
 
-/* The GPU variant's loops (gpu_xsk.c): busy, poll(), traced. */
-rx_loop_fn gpu_xsk_busy_loop, gpu_xsk_poll_loop, gpu_xsk_traced_loop;
+/* The GPU variant's handlers (gpu_xsk.c): plain and traced. */
+burst_fn gpu_xsk_burst, gpu_xsk_traced_burst;
 
 /* --reflect: what was sent back, into the report (reflect_xsk.c). */
 void reflect_report(const struct xsk_rx *rx, struct pl_report *r);
 
 /*
- * report_xsk.c: run the loop (or every queue's) between two snapshots of
- * the counters, then write the run's report; 0 or -errno.
+ * report_xsk.c: write the report of the run measured in w (the loop of
+ * every queue of rxq); 0 or -errno.
  */
-int xsk_report(struct xsk_rx *rxq, const struct xsk_cfg *c,
-	       struct pl_rx_stats *total);
+int xsk_report(struct xsk_rx *rxq, const struct cfg *c,
+	       const struct pl_rx_window *w, struct pl_rx_stats *total);
 
 #endif

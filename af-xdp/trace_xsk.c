@@ -43,7 +43,7 @@ static uint32_t obj_id(int fd)
 }
 
 /* The program's load (with its trace limit) and attach, as setup events. */
-static void prog_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+static void prog_trace_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	struct pl_trace *t = &rx->trace;
 	int prog_fd = bpf_program__fd(rx->skel->progs.pathlab_xdp);
@@ -57,13 +57,13 @@ static void prog_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
 }
 
 /* XDP alone (--action drop|pass): the program's setup is all there is. */
-void xdp_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+void xdp_trace_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	prog_trace_setup(rx, c);
 }
 
 /* The program, the UMEM, the rings and the socket, as setup events. */
-void xsk_trace_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+void xsk_trace_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	struct pl_trace *t = &rx->trace;
 	int map_fd = bpf_map__fd(rx->skel->maps.xsks);
@@ -182,23 +182,21 @@ static uint64_t prog_seen(struct xsk_rx *rx)
 }
 
 /*
- * One burst off the RX ring, frames traced while *unit < t->units, handled
- * as rx_burst() does; returns how many frames there were.
+ * The traced handler: the burst handled as the plain one does, its frames
+ * traced while fewer than --trace N are; then the plain handlers take over.
  */
-static unsigned traced_burst(struct xsk_rx *rx, uint32_t *unit)
+void xsk_traced_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+		      uint64_t now)
 {
 	struct pl_trace *t = &rx->trace;
-	uint32_t idx_rx, idx_fq, i, n, first = *unit + 1, traced;
+	uint32_t idx_fq, i, first = rx->traced + 1, traced;
 	const struct xdp_desc *d;
-	uint64_t now, seen, xdp_ns;
+	uint64_t seen, xdp_ns;
 	enum pl_reason r;
 	struct pl_pkt p;
 	bool wake;
 
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
-	now = pl_now_ns();
+	rx->told = false;
 	seen = prog_seen(rx);
 	for (i = 0; i < n; i++) {
 		d = xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
@@ -206,35 +204,36 @@ static unsigned traced_burst(struct xsk_rx *rx, uint32_t *unit)
 		r = pl_rx_frame(&rx->stats,
 				xsk_umem__get_data(rx->area, d->addr), d->len,
 				rx->port, now, &p);
-		if (*unit >= t->units)
+		if (rx->traced >= t->units)
 			continue;
-		++*unit;
+		++rx->traced;
 		/* The program's last stamp is this frame's if it came last. */
 		xdp_ns = i == n - 1 && seen == idx_rx + n ? rx->xdp.lab.last_ns
 							  : 0;
 		pl_trace_rec_at(
-			t, xdp_ns ? xdp_ns : now, *unit, PL_AT_KERNEL,
+			t, xdp_ns ? xdp_ns : now, rx->traced, PL_AT_KERNEL,
 			PL_EV_STEP, "XDP: redirect to socket",
 			"redirected queue after_tx_ns", seen, rx->queue,
 			r == PL_OK && xdp_ns > p.tx_ns ? xdp_ns - p.tx_ns : 0,
 			0);
 		if (rx->zerocopy)
-			pl_trace_rec(t, *unit, PL_AT_NIC, PL_EV_DMA,
+			pl_trace_rec(t, rx->traced, PL_AT_NIC, PL_EV_DMA,
 				     "DMA frame into UMEM", "len addr", d->len,
 				     d->addr, 0, 0);
 		else
-			pl_trace_rec(t, *unit, PL_AT_KERNEL, PL_EV_COPY,
+			pl_trace_rec(t, rx->traced, PL_AT_KERNEL, PL_EV_COPY,
 				     "copy frame into UMEM", "len addr", d->len,
 				     d->addr, 0, 0);
-		pl_trace_rec(t, *unit, PL_AT_USER, PL_EV_RING,
+		pl_trace_rec(t, rx->traced, PL_AT_USER, PL_EV_RING,
 			     "peek RX ring: descriptor",
 			     "index addr len peeked", idx_rx + i, d->addr,
 			     d->len, n);
-		pl_trace_rec(t, *unit, PL_AT_USER, PL_EV_STEP, "parse in place",
-			     "reason seq flow one_way_ns", r, p.seq, p.flow,
+		pl_trace_rec(t, rx->traced, PL_AT_USER, PL_EV_STEP,
+			     "parse in place", "reason seq flow one_way_ns", r,
+			     p.seq, p.flow,
 			     r == PL_OK && now > p.tx_ns ? now - p.tx_ns : 0);
 	}
-	traced = *unit + 1 - first;
+	traced = rx->traced + 1 - first;
 	idx_fq = xsk_refill(rx, idx_rx, n);
 	wake = xsk_ring_prod__needs_wakeup(&rx->fq);
 	for (i = 0; i < traced; i++) {
@@ -246,55 +245,48 @@ static unsigned traced_burst(struct xsk_rx *rx, uint32_t *unit)
 			     "RX ring: release", "consumer count need_wakeup",
 			     idx_rx + n, n, wake, 0);
 	}
-	return n;
+	if (rx->traced >= t->units)
+		xsk_trace_end(rx);
 }
 
-/* Nothing on the RX ring: what the plain loop does, the first time traced. */
-static void traced_empty(struct xsk_rx *rx, uint32_t unit, bool *told)
+/*
+ * The traced idle step, the RX ring empty: what the plain one does, the
+ * first time after a traced frame traced too.
+ */
+void xsk_traced_idle(struct xsk_rx *rx)
 {
 	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
+	uint32_t unit = rx->traced;
 	ssize_t ret;
 	int n;
 
-	rx->empty++;
 	if (rx->cfg->loop == LOOP_POLL) {
 		rx->syscalls++;
 		n = poll(&pfd, 1, 1000);
 		if (n > 0)
 			rx->wakeups++;
-		if (unit && !*told)
+		if (unit && !rx->told)
 			pl_trace_rec(&rx->trace, unit, PL_AT_USER,
 				     PL_EV_SYSCALL, "wakeup: poll()",
 				     "call returned", rx->syscalls,
 				     (uint64_t)(n > 0 ? n : 0), 0, 0);
-		*told = true;
+		rx->told = true;
 		return;
 	}
 	if (!xsk_rx_wants_kick(rx))
 		return;
 	ret = recvfrom(rx->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	rx->syscalls++;
-	if (unit && !*told)
+	if (unit && !rx->told)
 		pl_trace_rec(&rx->trace, unit, PL_AT_USER, PL_EV_SYSCALL,
 			     "wakeup: recvfrom()", "call returned",
 			     rx->syscalls, (uint64_t)(ret > 0 ? ret : 0), 0, 0);
-	*told = true;
+	rx->told = true;
 }
 
-/* Trace the first frames, then hand over to the plain loop. */
-void xsk_traced_loop(struct xsk_rx *rx)
+void xsk_trace_end(struct xsk_rx *rx)
 {
-	struct pl_trace *t = &rx->trace;
-	uint32_t unit = 0;
-	bool told = true;
-
-	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
-		if (traced_burst(rx, &unit)) {
-			told = false;
-			continue;
-		}
-		traced_empty(rx, unit, &told);
-	}
-	pl_trace_close(t);
-	rx->rx_plain(rx);
+	pl_trace_close(&rx->trace);
+	rx->on_burst = rx->plain_burst;
+	rx->on_idle = rx->plain_idle;
 }

@@ -4,10 +4,15 @@
  * (loaded through its libbpf skeleton and attached with a bpf_link, so it
  * goes away with the process even after kill -9), the UMEM with its fill
  * and completion rings, the socket with its RX ring, and the entry that
- * puts the socket into the program's xsks map. Each setup returns 0 or
- * -errno and undoes itself on failure; each teardown mirrors its setup.
+ * puts the socket into the program's xsks map; a socket per queue of a run
+ * on many queues. Each setup returns 0 or -errno and undoes itself on
+ * failure; each teardown mirrors its setup. And the run's edges: what
+ * happens the moment the loops end, the receive loop's idle step with
+ * --loop poll, and XDP alone's watch loop (no socket, nothing to receive:
+ * it reads the program's counters).
  */
 #include "rx_xsk.h"
+#include "opt.h"
 #include "pathlab.skel.h"
 
 #include <bpf/bpf.h>
@@ -17,14 +22,36 @@
 #include <linux/if_link.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+/*
+ * The receiver's settings (queue 0's, and XDP alone's: its run too), then
+ * our program. 0 or -errno. Undone by xsk_close().
+ */
+int xsk_open(struct xsk_rx *rx, struct pl_run *run, const struct cfg *c)
+{
+	rx->cfg = c;
+	rx->run = run;
+	rx->port = (uint16_t)c->port;
+	rx->batch = c->batch;
+	rx->queue = c->queue;
+	return xdp_prog_setup(rx, c);
+}
+
+/* Undo xsk_open(), once the sockets left the program's map. */
+void xsk_close(struct xsk_rx *rx)
+{
+	xdp_prog_teardown(rx);
+}
+
 /* 8< xdp-prog-setup */
-int xdp_prog_setup(struct xsk_rx *rx, const struct xsk_cfg *c)
+int xdp_prog_setup(struct xsk_rx *rx, const struct cfg *c)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts,
 		    .flags = c->attach == ATTACH_SKB ? XDP_FLAGS_SKB_MODE
@@ -72,7 +99,7 @@ void xdp_prog_teardown(struct xsk_rx *rx)
 
 /* 8< umem-create */
 /* Register the UMEM and create its fill and completion rings. */
-static int umem_create(struct xsk_rx *rx, const struct xsk_cfg *c)
+static int umem_create(struct xsk_rx *rx, const struct cfg *c)
 {
 	const struct xsk_umem_config ucfg = {
 		/* Room for every frame: refilling can never fall short. */
@@ -92,8 +119,7 @@ static int umem_create(struct xsk_rx *rx, const struct xsk_cfg *c)
  * A UMEM and a socket on the queue, zero-copy or copy: an RX ring, and a
  * TX ring of the same size only with --reflect (a receiver sends nothing).
  */
-static int socket_create(struct xsk_rx *rx, const struct xsk_cfg *c,
-			 bool zerocopy)
+static int socket_create(struct xsk_rx *rx, const struct cfg *c, bool zerocopy)
 {
 	const struct xsk_socket_config scfg = {
 		.rx_size = c->ring,
@@ -158,7 +184,7 @@ static int busy_poll_setup(int fd, unsigned budget)
 /* >8 xsk-busy-poll */
 
 /* Bind as asked: copy, zero-copy, or zero-copy with a fallback to copy. */
-static int socket_bind(struct xsk_rx *rx, const struct xsk_cfg *c)
+static int socket_bind(struct xsk_rx *rx, const struct cfg *c)
 {
 	int err;
 
@@ -171,7 +197,7 @@ static int socket_bind(struct xsk_rx *rx, const struct xsk_cfg *c)
 	return err;
 }
 
-int xsk_socket_open(struct xsk_rx *rx, const struct xsk_cfg *c)
+int xsk_socket_open(struct xsk_rx *rx, const struct cfg *c)
 {
 	int map_fd = bpf_map__fd(rx->skel->maps.xsks);
 	int err;
@@ -320,4 +346,134 @@ int xdp_read_totals(struct xsk_rx *rx)
 		t->end_count += err ? 0 : v; /* v is unset on failure */
 	}
 	return err ? err : xdp_read_lab(rx);
+}
+
+/*
+ * The moment the loops end: send the reflections still on a TX ring, then
+ * read every socket's XDP_STATISTICS.
+ */
+void xsk_after_loop(void *arg)
+{
+	struct xsk_rx *rxq = arg;
+	unsigned q, n = pl_rx_queues(&rxq[0].cfg->rx);
+
+	for (q = 0; q < n; q++) {
+		if (rxq[q].cfg->rx.reflect)
+			tx_flush(&rxq[q]);
+		xsk_read_stats(&rxq[q], &rxq[q].xs);
+	}
+}
+
+/* 8< xsk-queues */
+/*
+ * Queue q's socket, on RX queue --queue + q, in the xsks map at that index:
+ * the program redirects each frame by ctx->rx_queue_index, so a frame
+ * reaches the socket of the queue it arrived on. Each queue has a UMEM of
+ * its own, not one UMEM shared (XDP_SHARED_UMEM) with a fill and a
+ * completion ring per queue: a frame then never leaves its queue's thread,
+ * so no two threads hand out frames of one pool and no lock is needed.
+ * Sharing pays where frames move between queues or devices (forwarding
+ * without a copy); a receiver moves none. The cost: --frames per queue.
+ */
+int xsk_queue_open(struct xsk_rx *rxq, unsigned q, struct pl_run *run,
+		   const struct cfg *c)
+{
+	struct xsk_rx *rx = &rxq[q];
+	int err;
+
+	if (q) { /* the program and its settings: queue 0's */
+		rx->cfg = c;
+		rx->port = rxq[0].port;
+		rx->batch = rxq[0].batch;
+		rx->skel = rxq[0].skel;
+		rx->ifindex = rxq[0].ifindex;
+		rx->link_fd = -1;
+		pl_stats_init(&rx->stats);
+	}
+	rx->run = run;
+	rx->queue = c->queue + q;
+	err = xsk_socket_open(rx, c);
+	if (err) {
+		if (q)
+			pl_stats_free(&rx->stats);
+		return err;
+	}
+	return 0;
+}
+/* >8 xsk-queues */
+
+/* Undo xsk_queue_open(): out of the map, socket and UMEM gone. */
+void xsk_queue_close(struct xsk_rx *rxq, unsigned q)
+{
+	xsk_socket_close(&rxq[q]);
+	if (q)
+		pl_stats_free(&rxq[q].stats);
+}
+
+/* Every queue's socket closed, the last queue first. */
+void sockets_teardown(struct xsk_rx *rxq, const struct cfg *c)
+{
+	unsigned q;
+
+	for (q = pl_rx_queues(&c->rx); q-- > 0;)
+		xsk_queue_close(rxq, q);
+}
+
+/* Mirror the program's lab-port counters into the run's stats. */
+void xdp_sync_stats(struct xsk_rx *rx)
+{
+	const struct pl_xdp_lab *l = &rx->xdp.lab;
+
+	if (xdp_read_lab(rx))
+		return;
+	rx->stats.packets = l->data;
+	rx->stats.end_markers = l->end_markers;
+	rx->stats.first_ns = l->first_ns;
+	rx->stats.last_ns = l->last_ns;
+	rx->stats.payload_len = (uint16_t)l->payload_len;
+}
+
+/* 8< xdp-watch-loop */
+/*
+ * XDP alone: nothing reaches user space; watch the program's counters.
+ * A loop of its own: there is no socket, no ring, nothing to receive.
+ */
+void xdp_watch_loop(void *arg)
+{
+	struct xsk_rx *rx = arg;
+	const struct timespec tick = { .tv_nsec = 1000000 };
+
+	while (!pl_run_done(rx->run, &rx->stats)) {
+		nanosleep(&tick, NULL);
+		xdp_sync_stats(rx);
+	}
+}
+/* >8 xdp-watch-loop */
+
+int xsk_setup_why(const struct cfg *c, int err, const char **hint)
+{
+	*hint = "";
+	if (err == -EOPNOTSUPP && c->bind == BIND_ZEROCOPY) {
+		*hint = ": zero-copy needs a NIC driver with AF_XDP zero-copy "
+			"support; veth has none; use --bind copy or auto";
+		return PL_EXIT_SKIP;
+	}
+	if (err == -EPERM || err == -EACCES) {
+		*hint = ": needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)";
+		return PL_EXIT_SKIP;
+	}
+	if (err == -EBUSY)
+		*hint = ": another XDP program is attached (one per interface "
+			"here)";
+	return err == -ENODEV || err == -EINVAL ? PL_EXIT_USAGE : PL_EXIT_FAIL;
+}
+
+/* --loop poll: sleep in poll() until the RX ring has frames. */
+void xsk_poll_wait(struct xsk_rx *rx)
+{
+	struct pollfd pfd = { .fd = rx->fd, .events = POLLIN };
+
+	rx->syscalls++;
+	if (poll(&pfd, 1, 1000) > 0)
+		rx->wakeups++;
 }

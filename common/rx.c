@@ -147,7 +147,7 @@ static void run_queue(struct queue_thread *t)
 	uint64_t sleeps = thread_sleeps();
 	struct pl_sched start = loop_start(s);
 
-	t->w->queue_loop(t->w->arg, t->q);
+	t->w->rx_loop(pl_rx_queue(t->w, t->q));
 	loop_done(s, start);
 	t->w->queue_sleeps[t->q] = thread_sleeps() - sleeps;
 	if (!t->run->stop && all_flows_ended(t->w, pl_rx_queues(t->o)))
@@ -246,6 +246,10 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	struct pl_sched start;
 	int err;
 
+	if (!w->before)
+		w->before = &w->own_before;
+	if (!w->after)
+		w->after = &w->own_after;
 	/* A stop before ready (a signal in setup): an empty run, reported. */
 	if (o->ready && (err = pl_run_ready(o->ready)) && !run->stop) {
 		pl_out_error(run->prog, "--ready", o->ready, err);
@@ -265,7 +269,7 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 		err = run_queues(o, run, w);
 	} else {
 		start = loop_start(w->queue_stats[0]);
-		w->loop(w->arg);
+		w->rx_loop(pl_rx_queue(w, 0));
 		loop_done(w->queue_stats[0], start);
 	}
 	/* Snapshot at once: the next end marker is 20 ms behind this one. */

@@ -6,8 +6,8 @@
  * around its loop, and the end of main(). A receiver keeps only what its
  * path adds: its own options, its setup, its loop, its report.
  *
- *   main()  parse -> pl_rx_begin() -> setup -> pl_rx_measure() + report
- *           -> teardown -> pl_rx_end()
+ *   main()  parse -> pl_rx_begin() -> setup (the window) ->
+ *           pl_rx_measure() -> report -> teardown -> pl_rx_end()
  */
 #ifndef PATHLAB_RX_H
 #define PATHLAB_RX_H
@@ -139,20 +139,24 @@ int pl_rx_begin(const char *prog, const struct pl_rx_opts *o,
 
 /*
  * The measured window of one run, handed to pl_rx_measure(): the loop, the
- * path's steps around it, and the snapshots the report reads.
+ * path's steps around it, and the snapshots the report reads. The path's
+ * setup describes it; main() runs it.
  */
 struct pl_rx_window {
-	void (*loop)(void *arg); /* until pl_run_done() */
 	/*
-	 * Many queues (--queues N > 1), in place of loop: queue_loop(arg, q)
-	 * runs once per queue, queue 0 on the calling thread and every other
-	 * one on a thread of its own, pinned to pl_rx_queue_cpu(); each with
-	 * its own stats, queue_stats[q], which it passes to pl_run_done().
-	 * A queue's loop ends on its own end marker; the run ends once every
+	 * The path's receive loop, until pl_run_done(), over its queues: an
+	 * array of structs of stride bytes each at queues (pl_rx_queue()).
+	 * One queue: rx_loop(queue 0). Many (--queues N > 1): rx_loop runs
+	 * once per queue, queue 0 on the calling thread and every other one
+	 * on a thread of its own, pinned to pl_rx_queue_cpu(); each with its
+	 * own stats, queue_stats[q], which it passes to pl_run_done(). A
+	 * queue's loop ends on its own end marker; the run ends once every
 	 * flow seen on any queue has ended, on --count over all queues, on a
 	 * stop or a timeout.
 	 */
-	void (*queue_loop)(void *arg, unsigned q);
+	void (*rx_loop)(void *queue);
+	void *queues;
+	size_t stride;
 	/*
 	 * Queue q's stats; queue_stats[0] is also the one loop's stats of
 	 * a run on one queue, where the loop's own time goes (stats.h).
@@ -160,7 +164,7 @@ struct pl_rx_window {
 	struct pl_rx_stats *queue_stats[PL_MAX_QUEUES];
 	uint64_t queue_sleeps[PL_MAX_QUEUES]; /* out: per queue thread */
 	/*
-	 * Optional, with queue_loop: queues 1..N-1 on threads the path
+	 * Optional, with many queues: queues 1..N-1 on threads the path
 	 * already has (DPDK: its EAL worker lcores, each with its own
 	 * mempool cache) instead of new ones. queue_launch(arg, q, fn,
 	 * targ) starts fn(targ) on queue q's thread, 0 or -errno;
@@ -178,11 +182,19 @@ struct pl_rx_window {
 	int (*open)(void *arg);
 	/* Optional: the path's own counters, read right after the loop. */
 	void (*after_loop)(void *arg);
-	void *arg;
+	void *arg;	    /* of queue_launch, queue_wait, open, after_loop */
 	const char *ifname; /* the link whose counters the snapshots read */
+	/* The snapshots; NULL: the window's own (own_before, own_after). */
 	struct pl_sysctr *before, *after;
+	struct pl_sysctr own_before, own_after;
 	uint64_t sleeps; /* out: how often the loop's thread went to sleep */
 };
+
+/* Queue q of a window: the q-th struct of w->stride bytes at w->queues. */
+static inline void *pl_rx_queue(const struct pl_rx_window *w, unsigned q)
+{
+	return (char *)w->queues + (size_t)q * w->stride;
+}
 
 /*
  * Create the ready file, snapshot the counters, run the loop under the run

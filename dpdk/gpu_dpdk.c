@@ -97,32 +97,22 @@ static int gpu_burst(struct gpu_dpdk *gd, struct rte_mbuf **bufs, uint16_t n)
 /* >8 gpu-dpdk-burst */
 
 /* 8< gpu-dpdk-loop */
-/* Poll, let the GPU check the burst, account, free; as dpdk_rx_loop(). */
-void gpu_dpdk_rx_loop(struct dpdk_rx *rx)
+/*
+ * The GPU handler: let the GPU check the burst, account, free; as the
+ * plain one. The verdict is the GPU's: its time is read once the consumer
+ * is done, not at now.
+ */
+void gpu_dpdk_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 {
-	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
-	struct gpu_dpdk *gd = rx->gpu;
-	uint64_t t, prev = rte_rdtsc();
-	uint16_t n;
+	struct gpu_dpdk *gd = q->rx->gpu;
 
-	for (;;) {
-		if (pl_run_done(&rx->run, &rx->stats))
-			break;
-		n = rte_eth_rx_burst(port, 0, rx->bufs, burst);
-		if (n) {
-			gd->err = gpu_burst(gd, rx->bufs, n);
-			if (gd->err)
-				pl_run_request_stop(&rx->run);
-			else
-				pl_gpu_account(&rx->stats, gd->b.res, n,
-					       pl_now_ns());
-			rte_pktmbuf_free_bulk(rx->bufs, n);
-		}
-		t = rte_rdtsc();
-		rx->cycles[n != 0] += t - prev;
-		rx->polls[n != 0]++;
-		prev = t;
-	}
+	(void)now;
+	gd->err = gpu_burst(gd, q->bufs, n);
+	if (gd->err)
+		pl_run_request_stop(q->rx->run);
+	else
+		pl_gpu_account(q->stats, gd->b.res, n, pl_now_ns());
+	rte_pktmbuf_free_bulk(q->bufs, n);
 }
 /* >8 gpu-dpdk-loop */
 
@@ -143,13 +133,13 @@ static const char *check_step(const struct pl_gpu_res *r)
 		       : "consumer checks the packet: other";
 }
 
-/* Trace the datagrams of a checked burst while *unit < t->units; free all. */
+/* Trace the datagrams of a checked burst while fewer than t->units are;
+ * free all. */
 static void gpu_traced_frames(struct dpdk_rx *rx, struct gpu_dpdk *gd,
-			      uint16_t n, uint64_t poll, uint64_t empty,
-			      uint32_t *unit)
+			      uint16_t n, uint64_t poll, uint64_t empty)
 {
 	struct pl_trace *t = &rx->trace;
-	uint32_t first = *unit + 1;
+	uint32_t first = rx->traced + 1, *unit = &rx->traced;
 	const struct pl_gpu_res *r;
 	uint16_t i;
 
@@ -175,26 +165,27 @@ static void gpu_traced_frames(struct dpdk_rx *rx, struct gpu_dpdk *gd,
 	dpdk_trace_free(rx, n, first, *unit);
 }
 
-/* One burst of the traced GPU loop: checked by the consumer, traced. */
+/* One burst of the traced GPU handler: checked by the consumer, traced. */
 static void gpu_traced_burst(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
-			     uint64_t empty, uint32_t *unit)
+			     uint64_t empty, uint64_t now)
 {
 	struct gpu_dpdk *gd = rx->gpu;
 
-	gd->err = gpu_burst(gd, rx->bufs, n);
+	(void)now;
+	gd->err = gpu_burst(gd, rx->queues[0].bufs, n);
 	if (gd->err) {
-		pl_run_request_stop(&rx->run);
-		rte_pktmbuf_free_bulk(rx->bufs, n);
+		pl_run_request_stop(rx->run);
+		rte_pktmbuf_free_bulk(rx->queues[0].bufs, n);
 		return;
 	}
 	pl_gpu_account(&rx->stats, gd->b.res, n, pl_now_ns());
-	gpu_traced_frames(rx, gd, n, poll, empty, unit);
+	gpu_traced_frames(rx, gd, n, poll, empty);
 }
 
-/* The traced GPU loop: --trace N frames step by step, then the plain one. */
-void gpu_dpdk_traced_loop(struct dpdk_rx *rx)
+/* The traced GPU handler: --trace N frames step by step, then the plain. */
+void gpu_dpdk_traced_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 {
-	dpdk_trace_loop(rx, gpu_traced_burst);
+	dpdk_trace_step(q, n, now, gpu_traced_burst);
 }
 
 /* The device memory as a setup event; the traced GPU loop goes first. */

@@ -171,36 +171,23 @@ static inline uint64_t hwts_stamp(struct dpdk_hwts *h, const struct rte_mbuf *m,
 
 /* 8< dpdk-hwts-loop */
 /*
- * --hw-stamps: as dpdk_rx_loop(), and each good frame's latency split at
+ * --hw-stamps: as the plain handler, and each good frame's latency split at
  * the NIC's stamp: sender to NIC (latency_to_stack_ns) and NIC to this
  * loop (latency_stack_to_user_ns: the RX ring and the wait for a poll). A
- * loop of its own, chosen once at setup: the plain one carries none of it.
+ * handler of its own, chosen once at setup: the plain one carries none.
  */
-void hwts_rx_loop(struct dpdk_queue *q)
+void hwts_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 {
-	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
 	struct dpdk_hwts *h = &q->rx->hwts;
-	uint64_t t, prev = rte_rdtsc(), now;
 	struct pl_pkt p;
-	uint16_t i, n;
+	uint16_t i;
 
-	while (!pl_run_done(&q->rx->run, q->stats)) {
-		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
-		if (n) {
-			now = pl_now_ns();
-			hwts_due(h, now); /* the clock's offset, every 10 ms */
-			for (i = 0; i < n; i++)
-				if (rx_parse(q, q->bufs[i], now, &p) == PL_OK)
-					pl_stats_split(
-						q->stats, p.tx_ns,
-						hwts_stamp(h, q->bufs[i], now),
-						now);
-			rte_pktmbuf_free_bulk(q->bufs, n);
-		}
-		t = rte_rdtsc();
-		q->cycles[n != 0] += t - prev;
-		q->polls[n != 0]++;
-		prev = t;
-	}
+	hwts_due(h, now); /* the clock's offset, every 10 ms */
+	for (i = 0; i < n; i++)
+		if (rx_one(q, rte_pktmbuf_mtod(q->bufs[i], const void *),
+			   q->bufs[i]->data_len, now, &p) == PL_OK)
+			pl_stats_split(q->stats, p.tx_ns,
+				       hwts_stamp(h, q->bufs[i], now), now);
+	rte_pktmbuf_free_bulk(q->bufs, n);
 }
 /* >8 dpdk-hwts-loop */

@@ -25,44 +25,33 @@ static void reflect_send(struct dpdk_queue *q, uint16_t n)
 
 /* 8< dpdk-reflect */
 /*
- * --reflect, the far end of the rtt workload: as dpdk_rx_loop(), but every
+ * --reflect, the far end of the rtt workload: as the plain handler, but every
  * good frame is turned around in its own mbuf (MACs, IPv4 addresses and
  * UDP ports swapped, the UDP checksum computed afresh: wire.h says why)
  * and goes back out; the rest is freed. No copy: the mbuf the PMD filled
  * is the one it sends.
  */
-void reflect_dpdk_loop(struct dpdk_queue *q)
+void reflect_dpdk_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 {
-	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
-	uint64_t t, prev = rte_rdtsc(), now;
-	uint16_t i, n, nback, nfree;
+	uint16_t i, nback, nfree;
 	struct rte_mbuf *m;
 	struct pl_pkt p;
 	void *data;
 
-	while (!pl_run_done(&q->rx->run, q->stats)) {
-		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
-		if (n) {
-			now = pl_now_ns();
-			for (i = nback = nfree = 0; i < n; i++) {
-				m = q->bufs[i];
-				if (rx_parse(q, m, now, &p) != PL_OK) {
-					q->bufs[nfree++] = m; /* nfree <= i */
-					continue;
-				}
-				data = rte_pktmbuf_mtod(m, void *);
-				pl_frame_reflect(data, &p);
-				pl_frame_udp_csum(data, &p);
-				q->back[nback++] = m;
-			}
-			reflect_send(q, nback);
-			if (nfree)
-				rte_pktmbuf_free_bulk(q->bufs, nfree);
+	for (i = nback = nfree = 0; i < n; i++) {
+		m = q->bufs[i];
+		if (rx_one(q, rte_pktmbuf_mtod(m, const void *), m->data_len,
+			   now, &p) != PL_OK) {
+			q->bufs[nfree++] = m; /* nfree <= i */
+			continue;
 		}
-		t = rte_rdtsc();
-		q->cycles[n != 0] += t - prev;
-		q->polls[n != 0]++;
-		prev = t;
+		data = rte_pktmbuf_mtod(m, void *);
+		pl_frame_reflect(data, &p);
+		pl_frame_udp_csum(data, &p);
+		q->back[nback++] = m;
 	}
+	reflect_send(q, nback);
+	if (nfree)
+		rte_pktmbuf_free_bulk(q->bufs, nfree);
 }
 /* >8 dpdk-reflect */

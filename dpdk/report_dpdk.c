@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The DPDK receiver's measured window and report: its loop (queue 0's on
+ * The DPDK receiver's report: its loop (queue 0's on
  * this thread, the others' on the EAL's worker lcores) between two
  * snapshots of the counters, then the run's figures, the path's own under
  * "dpdk" in the JSON.
@@ -178,60 +178,6 @@ static void dpdk_report_path(struct pl_report *r, const struct dpdk_rx *rx,
 	}
 }
 
-/* The poll loop chosen at setup, as pl_rx_measure() runs it. */
-static void dpdk_loop(void *arg)
-{
-	struct dpdk_rx *rx = arg;
-
-	rx->rx_loop(rx);
-}
-
-/* Queue q's loop, as pl_rx_measure() runs it on queue q's lcore. */
-static void dpdk_queue_loop(void *arg, unsigned q)
-{
-	struct dpdk_rx *rx = arg;
-
-	rx->poll(&rx->queues[q]);
-}
-
-/* An EAL worker's entry: what pl_rx_measure() gave queue_launch. */
-static int lcore_main(void *arg)
-{
-	struct dpdk_queue *q = arg;
-
-	q->launch_fn(q->launch_arg);
-	return 0;
-}
-
-/* Start queue q's loop on its EAL worker lcore; 0 or -errno. */
-static int dpdk_queue_launch(void *arg, unsigned q, void *(*fn)(void *),
-			     void *targ)
-{
-	struct dpdk_rx *rx = arg;
-	struct dpdk_queue *dq = &rx->queues[q];
-
-	dq->launch_fn = fn;
-	dq->launch_arg = targ;
-	return rte_eal_remote_launch(lcore_main, dq, dq->lcore);
-}
-
-/* Wait for queue q's lcore to finish its loop. */
-static void dpdk_queue_wait(void *arg, unsigned q)
-{
-	struct dpdk_rx *rx = arg;
-
-	rte_eal_wait_lcore(rx->queues[q].lcore);
-}
-
-/* Reset every port's counters before the run. */
-static void ports_stats_reset(struct dpdk_rx *rx)
-{
-	unsigned i;
-
-	for (i = 0; i < rx->nports; i++)
-		port_stats_reset(run_port(rx, i));
-}
-
 /*
  * Read every port's counters after the run: each queue's own count, then
  * the other ports' (one af_xdp vdev per queue) added into port 0's, so
@@ -268,7 +214,8 @@ static int ports_stats_read(struct dpdk_rx *rx, bool xstats)
  */
 static void queues_report(struct dpdk_rx *rx, const struct cfg *c,
 			  const struct pl_rx_window *w,
-			  struct pl_report_queue *rq, struct pl_report *r)
+			  struct pl_rx_stats *total, struct pl_report_queue *rq,
+			  struct pl_report *r)
 {
 	struct dpdk_queue *q;
 	unsigned i;
@@ -286,7 +233,7 @@ static void queues_report(struct dpdk_rx *rx, const struct cfg *c,
 	r->reflect = rx->reflect;
 	if (rx->nqueues < 2)
 		return;
-	pl_rx_report_queues(&c->rx, w, &rx->total, rq, r);
+	pl_rx_report_queues(&c->rx, w, total, rq, r);
 	r->wakeups = 0;
 	for (i = 0; i < rx->nqueues; i++) {
 		cpu = lcore_cpu(rx->queues[i].lcore);
@@ -296,19 +243,12 @@ static void queues_report(struct dpdk_rx *rx, const struct cfg *c,
 	}
 }
 
-/* Run the loop (or the queues' loops) between two snapshots and report. */
-int dpdk_report(struct dpdk_rx *rx, const struct cfg *c)
+/* Write the report of the run measured in w; 0 or -errno. */
+int dpdk_report(struct dpdk_rx *rx, const struct cfg *c,
+		const struct pl_rx_window *w, struct pl_rx_stats *total)
 {
 	struct pl_report_queue rq[PL_MAX_QUEUES];
-	struct pl_sysctr before, after;
-	struct pl_rx_window w = { .loop = dpdk_loop,
-				  .queue_loop = dpdk_queue_loop,
-				  .queue_launch = dpdk_queue_launch,
-				  .queue_wait = dpdk_queue_wait,
-				  .arg = rx,
-				  .ifname = c->rx.iface,
-				  .before = &before,
-				  .after = &after };
+	const struct pl_sysctr *before = w->before, *after = w->after;
 	char envbuf[32];
 	struct pl_report r = {
 		.tool = "pathlab-rx-dpdk",
@@ -322,33 +262,25 @@ int dpdk_report(struct dpdk_rx *rx, const struct cfg *c)
 		.copies_source = "by_design",
 		.rx_stamp_source = rx->hwts.on ? "hardware" : "none",
 		.stats = &rx->stats,
-		.before = &before,
-		.after = &after,
+		.before = before,
+		.after = after,
 		.extra_json = dpdk_json,
 		.extra_arg = rx,
 	};
-	unsigned q;
 	int err;
 
-	for (q = 0; q < rx->nqueues; q++)
-		w.queue_stats[q] = rx->queues[q].stats;
-	ports_stats_reset(rx);
-	rx->run.polls = true; /* a poll-mode driver: time busy and idle turns */
-	err = pl_rx_measure(&c->rx, &rx->run, &w);
-	if (err)
-		return err;
-	rx->wakeups = w.sleeps;
+	rx->wakeups = w->sleeps;
 	err = ports_stats_read(rx, c->xstats);
 	if (err)
 		fprintf(stderr, "pathlab-rx-dpdk: port stats: %s\n",
 			strerror(-err));
 	dpdk_report_path(&r, rx,
-			 after.link_rx_dropped - before.link_rx_dropped);
+			 after->link_rx_dropped - before->link_rx_dropped);
 	r.syscalls = 0; /* ours; the PMD's own wake-up calls are not seen */
 	r.wakeups = rx->wakeups;
 	r.busy_poll = c->busy_poll;
 	r.busy_poll_napi_id = c->busy_poll ? pl_xsk_napi_id() : 0;
-	queues_report(rx, c, &w, rq, &r);
+	queues_report(rx, c, w, total, rq, &r);
 	if (rx->gpu)
 		gpu_dpdk_report(rx, &r);
 	return pl_report_emit(&r, c->rx.json, c->rx.quiet);

@@ -13,244 +13,116 @@
  *   pathlab-rx-dpdk [EAL args --] [options]
  *
  * dpdk_setup() -> dpdk_rx_loop() -> dpdk_teardown() -> main(), the
- * skeleton every path has (rx_socket.c, rx_xsk.c, rx_verbs.c). The
- * features live in their own files: eal.c, port.c, reflect_dpdk.c,
- * hwstamp_dpdk.c, trace_dpdk.c, gpu_dpdk.c, the report in report_dpdk.c
+ * skeleton every path has: diff two rx_*.c files to see what differs
+ * between the paths. The setup helpers live in dpdk_setup.c, the features
+ * in their own files (rx_dpdk.h names them), the report in report_dpdk.c
  * and the command line in opts_dpdk.c.
  */
-#include "clock.h"
 #include "rx_dpdk.h"
-#include "gpu.h"
+#include "clock.h"
 #include "opt.h"
-#include "report.h"
-#include "run.h"
 #include "rx.h"
-#include "stats.h"
-#include "sysctr.h"
-#include "wire.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_lcore.h>
-#include <rte_mbuf.h>
-#include <rte_mbuf_dyn.h>
-
-/* One queue's loop on this thread: queue 0's (the traced loop's rx_plain). */
-static void queue0_loop(struct dpdk_rx *rx)
-{
-	rx->poll(&rx->queues[0]);
-}
-
-/* The run's mode: the vdev kind, or the PMD's name on a real NIC. */
-static const char *port_mode(const char *driver)
-{
-	if (!strcmp(driver, "net_af_packet"))
-		return "af_packet";
-	if (!strcmp(driver, "net_af_xdp"))
-		return "af_xdp";
-	return driver;
-}
 
 /*
- * What each queue polls and where: queue q on lcore q of the EAL's list
- * (queue 0 on the main lcore, this thread; the others on the workers, in
- * order), polling RX queue q of the one port, or queue 0 of port q when
- * every queue is a port of its own. check_lcores() said there are enough.
+ * The handlers of each kind of run, chosen once at setup, so that no loop
+ * tests an option per packet: plain, and the traced one that steps through
+ * the first --trace N packets and then hands over to the plain one.
+ * check_cfg() refuses the kinds that have no traced handler.
+ * The traced one is queue 0's.
  */
-static void queues_setup(struct dpdk_rx *rx, const struct cfg *c)
-{
-	unsigned n = pl_rx_queues(&c->rx), q = 1, lcore;
-	struct dpdk_queue *dq;
-
-	rx->queues[0].lcore = rte_get_main_lcore();
-	RTE_LCORE_FOREACH_WORKER(lcore)
-	{
-		if (q < n)
-			rx->queues[q++].lcore = lcore;
-	}
-	for (q = 0; q < n; q++) {
-		dq = &rx->queues[q];
-		dq->rx = rx;
-		dq->port = run_port(rx, rx->nports > 1 ? q : 0)->id;
-		dq->queue = (uint16_t)(rx->nports > 1 ? 0 : q);
-		dq->burst = (uint16_t)rx->burst;
-		dq->stats = q ? &dq->own : &rx->stats;
-		if (q)
-			pl_stats_init(&dq->own);
-	}
-	rx->nqueues = n;
-}
-
-/* Undo queues_setup(): the queues' own stats. */
-static void queues_teardown(struct dpdk_rx *rx)
-{
-	unsigned q;
-
-	for (q = 1; q < rx->nqueues; q++)
-		pl_stats_free(&rx->queues[q].own);
-	rx->nqueues = 0;
-}
-
-/* One lcore per queue, or a one-line error and -EINVAL. */
-static int check_lcores(const struct cfg *c)
-{
-	unsigned n = pl_rx_queues(&c->rx);
-
-	if (rte_lcore_count() >= n)
-		return 0;
-	fprintf(stderr,
-		"pathlab-rx-dpdk: --queues %u needs %u lcores, one per "
-		"queue (EAL -l or --lcores); the EAL has %u\n",
-		n, n, rte_lcore_count());
-	return -EINVAL;
-}
-
-/* Say why the ports did not come up, in one line. */
-static void ports_error(const struct dpdk_rx *rx, const struct cfg *c, int err)
-{
-	if (err == -ENODEV)
-		fprintf(stderr,
-			"pathlab-rx-dpdk: no port: the device did not probe "
-			"(is %s%s in this network namespace?)\n",
-			c->rx.iface ? "interface " : "PCI device ",
-			c->rx.iface ? c->rx.iface
-			: c->pci    ? c->pci
-				    : "?");
-	else if (err == -EXDEV)
-		fprintf(stderr,
-			"pathlab-rx-dpdk: --queues %u: the EAL has %u ports; "
-			"give one (with %u queues) or %u (one queue each)\n",
-			pl_rx_queues(&c->rx), rte_eth_dev_count_avail(),
-			pl_rx_queues(&c->rx), pl_rx_queues(&c->rx));
-	else if (err == -ERANGE)
-		fprintf(stderr,
-			"pathlab-rx-dpdk: --queues %u: port %u (%s) takes %u "
-			"queues at most (af_packet: its qpairs)\n",
-			pl_rx_queues(&c->rx), rx->port.id, rx->port.driver,
-			rx->port.max_queues);
-	else
-		fprintf(stderr,
-			"pathlab-rx-dpdk: port: %s (see the PMD's message "
-			"above; af_xdp wants --mbufs 8191 or more)\n",
-			strerror(-err));
-}
-
-/* Stop and close every port of the run, port 0 (the pool's owner) last. */
-static void ports_teardown(struct dpdk_rx *rx)
-{
-	unsigned i;
-
-	for (i = rx->nports; i-- > 0;)
-		port_teardown(run_port(rx, i));
-	rx->nports = 0;
-}
-
-/*
- * The loops of each kind of run, chosen once at setup, so that no loop
- * tests an option per frame: each queue's poll loop (*poll), and the loop
- * of this thread, plain (*plain) or traced (which steps through the first
- * --trace N frames and then runs the plain one). check_cfg() refuses the
- * kinds that have no traced loop.
- */
-static rx_loop_fn *choose_loop(const struct cfg *c, poll_fn **poll,
-			       rx_loop_fn **plain)
+static void choose_loop(const struct cfg *c, struct dpdk_rx *rx)
 {
 	enum { PLAIN, HWTS, REFLECT, GPU };
 	static const struct {
-		poll_fn *poll;
-		rx_loop_fn *plain, *traced;
+		burst_fn *plain, *traced;
 	} table[] = {
-		[PLAIN] = { dpdk_rx_loop, queue0_loop, dpdk_traced_loop },
-		[HWTS] = { hwts_rx_loop, queue0_loop, NULL },
-		[REFLECT] = { reflect_dpdk_loop, queue0_loop, NULL },
-		[GPU] = { NULL, gpu_dpdk_rx_loop, gpu_dpdk_traced_loop },
+		[PLAIN] = { dpdk_plain_burst, dpdk_traced_burst },
+		[HWTS] = { hwts_burst, NULL },
+		[REFLECT] = { reflect_dpdk_burst, NULL },
+		[GPU] = { gpu_dpdk_burst, gpu_dpdk_traced_burst },
 	};
 	int kind = c->gpu	   ? GPU
 		   : c->rx.reflect ? REFLECT
 		   : c->hw_stamps  ? HWTS
 				   : PLAIN;
 
-	*poll = table[kind].poll;
-	*plain = table[kind].plain;
-	return c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->plain_burst = table[kind].plain;
+	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
 }
 
-/* EAL, then the ports and the queues; undone in reverse by the label. */
-static int dpdk_setup(struct dpdk_rx *rx, const struct cfg *c)
+/*
+ * Set up: EAL and the ports, then every queue, each with the handler its run
+ * needs; the window the run is measured in. 0 or -errno.
+ */
+static int dpdk_setup(struct dpdk_rx *rxq, struct pl_run *run,
+		      const struct cfg *c, struct pl_rx_window *w)
 {
-	int err;
+	unsigned q, n = pl_rx_queues(&c->rx);
+	int err = 0;
 
-	eal_sweep_stale();
-	eal_remove_runtime_at_exit(&rx->eal);
-	memcpy(rx->eal.shown, rx->eal.argv, sizeof(rx->eal.shown));
-	if (rte_eal_init(rx->eal.argc, rx->eal.argv) < 0) {
-		err = -rte_errno;
-		fprintf(stderr, "pathlab-rx-dpdk: EAL: %s\n",
-			rte_strerror(rte_errno));
-		return err;
-	}
-	err = check_lcores(c);
-	if (!err && c->hw_stamps)
-		err = hwts_check(rx); /* before the port is configured */
-	if (!err && c->gpu)
-		err = gpu_dpdk_setup(rx, c);
-	if (!err) {
-		err = ports_setup(&rx->port, rx->more_ports,
-				  pl_rx_queues(&c->rx), &rx->nports, c);
-		if (err)
-			ports_error(rx, c, err);
-	}
-	if (!err && c->hw_stamps) {
-		rx->hwts.on = true;
-		err = hwts_begin(rx);
-		if (err)
-			ports_teardown(rx);
-	}
+	err = dpdk_open(rxq, run, c);
 	if (err)
-		goto out_cleanup_eal;
-	queues_setup(rx, c);
-	rx->rx_loop = choose_loop(c, &rx->poll, &rx->rx_plain);
+		return err;
+	choose_loop(c, rxq);
+	queues_setup(rxq, c);
 	if (c->rx.trace) {
-		dpdk_trace_setup(rx, c);
-		if (rx->gpu)
-			gpu_dpdk_trace_setup(rx);
+		dpdk_trace_setup(rxq, c);
+		if (rxq->gpu)
+			gpu_dpdk_trace_setup(rxq);
 	}
+	*w = (struct pl_rx_window){
+		.rx_loop = dpdk_rx_loop,
+		.queues = rxq->queues,
+		.stride = sizeof(rxq->queues[0]),
+		.queue_launch = dpdk_queue_launch,
+		.queue_wait = dpdk_queue_wait,
+		.arg = rxq,
+		.ifname = c->rx.iface,
+	};
+	for (q = 0; q < n; q++)
+		w->queue_stats[q] = rxq->queues[q].stats;
+	/* Time the turns of the loops that spin */
+	run->polls = true; /* a poll-mode driver: all of them */
+	ports_stats_reset(rxq);
 	return 0;
+}
 
-out_cleanup_eal:
-	if (rx->gpu)
-		gpu_dpdk_teardown(rx);
-	rte_eal_cleanup();
-	return err;
+/* The plain handler: parse and account every packet of the burst, then
+ * free it. */
+void dpdk_plain_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
+{
+	struct pl_pkt p;
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		rx_one(q, rte_pktmbuf_mtod(q->bufs[i], const void *),
+		       q->bufs[i]->data_len, now, &p);
+	rte_pktmbuf_free_bulk(q->bufs, n);
 }
 
 /* 8< dpdk-rx-loop */
-/* Poll for a burst, parse, free; forever, whether or not anything came. */
-void dpdk_rx_loop(struct dpdk_queue *q)
+/*
+ * Poll for a burst and hand it to the run's handler; forever, whether or
+ * not anything came.
+ */
+void dpdk_rx_loop(void *arg)
 {
+	struct dpdk_queue *q = arg;
 	const uint16_t port = q->port, queue = q->queue, burst = q->burst;
-	uint64_t t, prev = rte_rdtsc(), now;
-	struct pl_pkt p;
-	uint16_t i, n;
+	uint64_t t, prev = rte_rdtsc();
+	uint16_t n;
 
-	for (;;) {
-		if (pl_run_done(&q->rx->run, q->stats))
-			break;
+	while (!pl_run_done(q->rx->run, q->stats)) {
 		n = rte_eth_rx_burst(port, queue, q->bufs, burst);
-		if (n) {
-			now = pl_now_ns();
-			for (i = 0; i < n; i++)
-				rx_parse(q, q->bufs[i], now, &p);
-			rte_pktmbuf_free_bulk(q->bufs, n);
-		}
+		if (n)
+			q->on_burst(q, n, pl_now_ns());
 		/* One TSC read per poll: busy if it returned packets. */
 		t = rte_rdtsc();
 		q->cycles[n != 0] += t - prev;
@@ -260,43 +132,52 @@ void dpdk_rx_loop(struct dpdk_queue *q)
 }
 /* >8 dpdk-rx-loop */
 
-/* Undo dpdk_setup(); the runtime directory goes at exit (eal.c). */
-static void dpdk_teardown(struct dpdk_rx *rx)
+/* Undo dpdk_setup(), the last queue first. */
+static void dpdk_teardown(struct dpdk_rx *rxq, const struct cfg *c)
 {
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	queues_teardown(rx);
-	ports_teardown(rx);
-	if (rx->gpu)
-		gpu_dpdk_teardown(rx);
-	rte_eal_cleanup();
+	unsigned q;
+
+	for (q = pl_rx_queues(&c->rx); q-- > 0;)
+		dpdk_queue_close(rxq, q);
+	dpdk_close(rxq);
+}
+
+/* Say why setup failed, in one line (if it has not); the exit code. */
+static int setup_error(const struct cfg *c, const struct dpdk_rx *rx, int err)
+{
+	(void)c;
+	if (rx->hwts.refused) /* the port cannot: said so */
+		return PL_EXIT_SKIP;
+	/* bad arguments, or more queues than lcores or ports */
+	return err == -EINVAL || err == -ERANGE || err == -EXDEV ? PL_EXIT_USAGE
+								 : PL_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)
 {
+	static struct dpdk_rx rxq[1]; /* one receiver, its queues inside */
+	static struct pl_rx_stats total;
+	static struct pl_rx_window w;
+	static struct pl_run run;
+	struct dpdk_rx *rx = &rxq[0];
 	struct cfg c;
-	static struct dpdk_rx rx;
 	int err;
 
-	err = dpdk_options(argc, argv, &c, &rx.eal);
+	err = dpdk_options(argc, argv, &c, &rx->eal);
 	if (err >= 0)
 		return err;
-	rx.burst = c.burst;
-	rx.reflect = c.rx.reflect;
-	if (pl_rx_trace_open("pathlab-rx-dpdk", &c.rx, &rx.trace, "pkt"))
+	if (pl_rx_trace_open("pathlab-rx-dpdk", &c.rx, &rx->trace, "pkt"))
 		return PL_EXIT_USAGE;
-	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &rx.run, &rx.stats))
+	if (pl_rx_begin("pathlab-rx-dpdk", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = dpdk_setup(&rx, &c);
-	if (err && rx.hwts.refused) /* the port cannot: said so */
-		return PL_EXIT_SKIP;
-	if (err) /* bad arguments, or more queues than lcores or ports */
-		return err == -EINVAL || err == -ERANGE || err == -EXDEV
-			       ? PL_EXIT_USAGE
-			       : PL_EXIT_FAIL;
-	rx.mode = port_mode(rx.port.driver);
-	pl_stats_init(&rx.total);
-	err = dpdk_report(&rx, &c);
-	dpdk_teardown(&rx);
-	pl_stats_free(&rx.total);
-	return pl_rx_end(&rx.run, &rx.stats, err);
+	pl_stats_init(&total);
+	err = dpdk_setup(rxq, &run, &c, &w);
+	if (err)
+		return setup_error(&c, rx, err);
+	err = pl_rx_measure(&c.rx, &run, &w);
+	if (!err)
+		err = dpdk_report(rxq, &c, &w, &total);
+	dpdk_teardown(rxq, &c);
+	pl_stats_free(&total);
+	return pl_rx_end(&run, &rx->stats, err);
 }

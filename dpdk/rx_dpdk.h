@@ -166,11 +166,13 @@ void port_teardown(struct dpdk_port *p);
 struct dpdk_rx;
 
 struct dpdk_queue;
-struct dpdk_rx;
 
-/* A queue's poll loop, and the loop of the receiver's own thread. */
-typedef void poll_fn(struct dpdk_queue *q);
-typedef void rx_loop_fn(struct dpdk_rx *rx);
+/*
+ * A burst handler: the n frames one poll of queue q returned (q->bufs),
+ * handed over at now; it frees them or sends them. The loop calls the one
+ * choose_loop() picked once per burst; the per-frame step is inline in it.
+ */
+typedef void burst_fn(struct dpdk_queue *q, uint16_t n, uint64_t now);
 
 /*
  * One RX queue and the lcore that polls it, with counters of its own: a
@@ -183,7 +185,8 @@ struct dpdk_queue {
 	unsigned lcore;		   /* the EAL lcore it runs on */
 	struct pl_rx_stats *stats; /* queue 0: &rx->stats, else &own */
 	struct pl_rx_stats own;
-	uint64_t polls[2], cycles[2];	    /* as dpdk_rx's, for this queue */
+	burst_fn *on_burst;	      /* chosen at setup (choose_loop()) */
+	uint64_t polls[2], cycles[2]; /* as dpdk_rx's, for this queue */
 	uint64_t reflected, reflect_errors; /* --reflect */
 	uint64_t pmd_ipackets;	    /* what the PMD counted on this queue */
 	void *(*launch_fn)(void *); /* what runs on the lcore (queue_launch) */
@@ -200,23 +203,23 @@ struct dpdk_rx {
 	unsigned nports;
 	struct dpdk_queue queues[PL_MAX_QUEUES]; /* queue 0 too, N = 1 */
 	unsigned nqueues;
-	bool reflect;  /* --reflect: every good frame goes back */
-	poll_fn *poll; /* a queue's loop, chosen once (choose_loop()) */
+	bool reflect; /* --reflect: every good frame goes back */
 	struct eal_args eal;
 	const char *mode; /* af_packet | af_xdp | pci */
 	unsigned burst;
 	uint64_t polls[2];  /* [0] empty, [1] returned packets; all queues */
 	uint64_t cycles[2]; /* TSC cycles of those polls */
 	uint64_t wakeups;
-	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
-	rx_loop_fn *rx_plain; /* after the traced part */
+	burst_fn *on_burst;    /* queue 0's, chosen at setup (choose_loop()) */
+	burst_fn *plain_burst; /* the other queues', and queue 0's after the
+				* traced part */
 	struct pl_trace trace;
+	uint32_t traced;       /* --trace: frames traced so far */
+	uint64_t empty_mark;   /* --trace: queue 0's empty polls by then */
 	struct gpu_dpdk *gpu;  /* the GPU variant's state, or NULL */
 	struct dpdk_hwts hwts; /* --hw-stamps */
-	struct pl_run run;
+	struct pl_run *run;    /* shared by every queue of the run */
 	struct pl_rx_stats stats;
-	struct pl_rx_stats total; /* many queues: theirs merged */
-	struct rte_mbuf *bufs[MAX_BURST];
 };
 
 /* Port i of the run: port 0, or one of the af_xdp vdev's others. */
@@ -225,33 +228,33 @@ static inline struct dpdk_port *run_port(struct dpdk_rx *rx, unsigned i)
 	return i ? &rx->more_ports[i - 1] : &rx->port;
 }
 
-/* Parse and account one frame that queue q was handed at now. */
-static inline enum pl_reason rx_parse(struct dpdk_queue *q,
-				      const struct rte_mbuf *m, uint64_t now,
-				      struct pl_pkt *p)
+/* Parse and account one frame of len bytes at buf handed to queue q at now. */
+static inline enum pl_reason rx_one(struct dpdk_queue *q, const void *buf,
+				    size_t len, uint64_t now, struct pl_pkt *p)
 {
-	return pl_rx_frame(q->stats, rte_pktmbuf_mtod(m, const void *),
-			   m->data_len, PL_UDP_PORT, now, p);
+	return pl_rx_frame(q->stats, buf, len, PL_UDP_PORT, now, p);
 }
 
-/* The poll loops: plain (rx_dpdk.c), --hw-stamps (hwstamp_dpdk.c),
- * --reflect (reflect_dpdk.c). */
-poll_fn dpdk_rx_loop, hwts_rx_loop, reflect_dpdk_loop;
+/* The receive loop (rx_dpdk.c): poll queue q, each burst to its handler. */
+void dpdk_rx_loop(void *arg);
 
-/* The traced loop (trace_dpdk.c): --trace N frames, then rx_plain. */
-rx_loop_fn dpdk_traced_loop;
+/* The handlers: plain (rx_dpdk.c), --hw-stamps (hwstamp_dpdk.c),
+ * --reflect (reflect_dpdk.c), traced (trace_dpdk.c: queue 0's first
+ * --trace N frames, then the plain one). */
+burst_fn dpdk_plain_burst, hwts_burst, reflect_dpdk_burst, dpdk_traced_burst;
 
 /*
- * One burst of n frames in a traced loop: trace them while *unit <
- * trace.units (poll: this poll's number, empty: empty polls before it)
- * and free them.
+ * One burst of n frames in a traced handler: trace them while
+ * rx->traced < trace.units (poll: this poll's number, empty: empty polls
+ * before it) and free them.
  */
 typedef void trace_burst_fn(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
-			    uint64_t empty, uint32_t *unit);
+			    uint64_t empty, uint64_t now);
 
-/* Poll queue 0 with burst_fn until --trace N frames are traced, then
- * rx_plain: the traced loops of the CPU and the GPU variant. */
-void dpdk_trace_loop(struct dpdk_rx *rx, trace_burst_fn *burst_fn);
+/* Queue 0's burst through burst_fn; once --trace N frames are traced,
+ * the plain handler: the traced handlers of the CPU and the GPU variant. */
+void dpdk_trace_step(struct dpdk_queue *q, uint16_t n, uint64_t now,
+		     trace_burst_fn *fn);
 
 /* Free a burst's mbufs, and trace that for the units first..last. */
 void dpdk_trace_free(struct dpdk_rx *rx, uint16_t n, uint32_t first,
@@ -282,14 +285,43 @@ void gpu_dpdk_teardown(struct dpdk_rx *rx);
 /* Add the GPU figures to the run's report. */
 void gpu_dpdk_report(struct dpdk_rx *rx, struct pl_report *r);
 
-/* The GPU variant's loops (gpu_dpdk.c): plain and traced. */
-rx_loop_fn gpu_dpdk_rx_loop, gpu_dpdk_traced_loop;
+/* The GPU variant's handlers (gpu_dpdk.c): plain and traced. */
+burst_fn gpu_dpdk_burst, gpu_dpdk_traced_burst;
 
 /*
- * report_dpdk.c: run queue 0's loop here and the others' on their lcores
- * between two snapshots of the counters, then write the run's report;
- * 0 or -errno.
+ * dpdk_setup.c: EAL, the run's ports (and the GPU's memory, and the NIC's
+ * clock); 0 or -errno, undone on failure. Undone by dpdk_close().
  */
-int dpdk_report(struct dpdk_rx *rx, const struct cfg *c);
+int dpdk_open(struct dpdk_rx *rx, struct pl_run *run, const struct cfg *c);
+void dpdk_close(struct dpdk_rx *rx);
+
+/*
+ * dpdk_setup.c: the run's mode (the vdev kind, or the PMD's name); the
+ * queues (each on its lcore, polling its port and queue) and their
+ * teardown; one lcore per queue or a one-line error and -EINVAL; why the
+ * ports did not come up, in one line; every port stopped and closed.
+ */
+const char *port_mode(const char *driver);
+void queues_setup(struct dpdk_rx *rx, const struct cfg *c);
+void dpdk_queue_close(struct dpdk_rx *rx, unsigned q);
+int check_lcores(const struct cfg *c);
+void ports_error(const struct dpdk_rx *rx, const struct cfg *c, int err);
+void ports_teardown(struct dpdk_rx *rx);
+
+/*
+ * dpdk_setup.c: the run's other queues on their EAL worker lcores (the
+ * window's queue_launch and queue_wait, arg the receiver), and every
+ * port's counters reset before the run.
+ */
+int dpdk_queue_launch(void *arg, unsigned q, void *(*fn)(void *), void *targ);
+void dpdk_queue_wait(void *arg, unsigned q);
+void ports_stats_reset(struct dpdk_rx *rx);
+
+/*
+ * report_dpdk.c: write the report of the run measured in w (the loops of
+ * every queue); 0 or -errno.
+ */
+int dpdk_report(struct dpdk_rx *rx, const struct cfg *c,
+		const struct pl_rx_window *w, struct pl_rx_stats *total);
 
 #endif

@@ -87,26 +87,26 @@ static const char *into_mbuf(const struct dpdk_rx *rx, enum pl_where *where,
 	return "DMA frame into an mbuf";
 }
 
-/* Trace the frames of one burst while *unit < t->units; account them all. */
+/* Trace the frames of one burst while fewer than t->units are; account
+ * them all. */
 static void traced_frames(struct dpdk_rx *rx, uint16_t n, uint64_t poll,
-			  uint64_t empty, uint32_t *unit)
+			  uint64_t empty, uint64_t now)
 {
 	struct pl_trace *t = &rx->trace;
-	uint32_t first = *unit + 1;
+	uint32_t first = rx->traced + 1, *unit = &rx->traced;
 	struct rte_mbuf *m;
 	enum pl_where where;
 	enum pl_what what;
 	const char *how = into_mbuf(rx, &where, &what);
 	enum pl_reason r;
 	struct pl_pkt p;
-	uint64_t now = pl_now_ns();
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		m = rx->bufs[i];
+		m = rx->queues[0].bufs[i];
 		memset(&p, 0, sizeof(p));
-		r = pl_rx_frame(&rx->stats, rte_pktmbuf_mtod(m, const void *),
-				m->data_len, PL_UDP_PORT, now, &p);
+		r = rx_one(&rx->queues[0], rte_pktmbuf_mtod(m, const void *),
+			   m->data_len, now, &p);
 		if (*unit >= t->units)
 			continue;
 		++*unit;
@@ -130,7 +130,7 @@ void dpdk_trace_free(struct dpdk_rx *rx, uint16_t n, uint32_t first,
 {
 	uint32_t u;
 
-	rte_pktmbuf_free_bulk(rx->bufs, n);
+	rte_pktmbuf_free_bulk(rx->queues[0].bufs, n);
 	for (u = first; u <= last; u++)
 		pl_trace_rec(&rx->trace, u, PL_AT_USER, PL_EV_RING,
 			     "free mbufs to the pool",
@@ -139,34 +139,23 @@ void dpdk_trace_free(struct dpdk_rx *rx, uint16_t n, uint32_t first,
 			     rte_mempool_in_use_count(rx->port.pool), 0);
 }
 
-void dpdk_trace_loop(struct dpdk_rx *rx, trace_burst_fn *burst_fn)
+void dpdk_trace_step(struct dpdk_queue *q, uint16_t n, uint64_t now,
+		     trace_burst_fn *fn)
 {
-	const uint16_t port = rx->port.id, burst = (uint16_t)rx->burst;
-	struct pl_trace *t = &rx->trace;
-	uint64_t tsc, prev = rte_rdtsc(), empty = 0;
-	uint32_t unit = 0;
-	uint16_t n;
+	struct dpdk_rx *rx = q->rx;
 
-	while (unit < t->units && !pl_run_done(&rx->run, &rx->stats)) {
-		n = rte_eth_rx_burst(port, 0, rx->bufs, burst);
-		if (n) {
-			burst_fn(rx, n, rx->polls[0] + rx->polls[1] + 1, empty,
-				 &unit);
-			empty = 0;
-		} else {
-			empty++;
-		}
-		tsc = rte_rdtsc();
-		rx->cycles[n != 0] += tsc - prev;
-		rx->polls[n != 0]++;
-		prev = tsc;
-	}
-	pl_trace_close(t);
-	rx->rx_plain(rx);
+	/* This poll is counted once it returns: its number is one more. */
+	fn(rx, n, q->polls[0] + q->polls[1] + 1, q->polls[0] - rx->empty_mark,
+	   now);
+	rx->empty_mark = q->polls[0];
+	if (rx->traced < rx->trace.units)
+		return;
+	pl_trace_close(&rx->trace);
+	q->on_burst = rx->plain_burst;
 }
 
-/* Trace the first frames, then hand over to the plain poll loop. */
-void dpdk_traced_loop(struct dpdk_rx *rx)
+/* Trace the first frames, then hand over to the plain handler. */
+void dpdk_traced_burst(struct dpdk_queue *q, uint16_t n, uint64_t now)
 {
-	dpdk_trace_loop(rx, traced_frames);
+	dpdk_trace_step(q, n, now, traced_frames);
 }

@@ -61,23 +61,17 @@ static int gpu_batch(struct sock_rx *rx, struct gpu_socket *gs, int n)
 /* >8 gpu-socket-batch */
 
 /* 8< gpu-socket-loop */
-/* recvmmsg() a batch, hand it to the GPU, account what the GPU found. */
-void gpu_socket_loop(struct sock_rx *rx)
+/*
+ * Hand the burst to the GPU, account what the GPU found. The verdict is
+ * the GPU's: its time is read once the consumer is done, not at now.
+ */
+void gpu_socket_burst(struct sock_rx *rx, int n, uint64_t now)
 {
 	struct gpu_socket *gs = rx->gpu;
-	int n;
 
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		if (gpu_batch(rx, gs, n))
-			break;
+	(void)now;
+	if (!gpu_batch(rx, gs, n)) /* else the run stops */
 		pl_gpu_account(&rx->stats, gs->b.res, (unsigned)n, pl_now_ns());
-	}
 }
 /* >8 gpu-socket-loop */
 
@@ -100,35 +94,29 @@ static void trace_one(struct sock_rx *rx, uint32_t unit, unsigned i, int n)
 		     "reason seq flow", r->reason, r->seq, r->flow, 0);
 }
 
-/* The traced loop: --trace N datagrams step by step, then the plain one. */
-void gpu_socket_traced_loop(struct sock_rx *rx)
+/* The traced handler: --trace N datagrams step by step, then the plain one. */
+void gpu_socket_traced_burst(struct sock_rx *rx, int n, uint64_t now)
 {
 	struct gpu_socket *gs = rx->gpu;
 	struct pl_trace *t = &rx->trace;
-	uint32_t unit = 0;
 	unsigned i;
-	int n;
 
-	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		if (gpu_batch(rx, gs, n))
-			break;
-		for (i = 0; i < (unsigned)n && unit < t->units; i++)
-			trace_one(rx, ++unit, i, n);
-		pl_gpu_account(&rx->stats, gs->b.res, (unsigned)n, pl_now_ns());
-	}
+	(void)now;
+	if (gpu_batch(rx, gs, n))
+		return; /* the run stops */
+	for (i = 0; i < (unsigned)n && rx->traced < t->units; i++)
+		trace_one(rx, ++rx->traced, i, n);
+	pl_gpu_account(&rx->stats, gs->b.res, (unsigned)n, pl_now_ns());
+	if (rx->traced < t->units)
+		return;
 	pl_trace_close(t);
-	rx->rx_plain(rx);
+	rx->on_burst = rx->plain_burst;
 }
 
-/* The one-time GPU setup, as trace events. */
-static void trace_setup(struct sock_rx *rx, struct gpu_socket *gs)
+void gpu_socket_trace_setup(struct sock_rx *rx)
 {
+	struct gpu_socket *gs = rx->gpu;
+
 	pl_trace_rec(&rx->trace, 0, PL_AT_GPU, PL_EV_STEP,
 		     "pin the batch buffers for the GPU's DMA", "bytes addr",
 		     (uint64_t)rx->batch * BUF_LEN, (uintptr_t)rx->bufs, 0, 0);
@@ -193,8 +181,6 @@ int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c)
 	if (code)
 		exit(code); /* setup of a tool: nothing to undo at exit */
 	rx->gpu = gs;
-	if (c->rx.trace)
-		trace_setup(rx, gs);
 	return 0;
 }
 

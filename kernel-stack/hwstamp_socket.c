@@ -191,31 +191,22 @@ int hwstamp_phc_read(void *ctx, uint64_t *raw)
 	return 0;
 }
 
-/* The same, reading each datagram's kernel RX stamp to split its latency. */
-void stamped_socket_loop(struct sock_rx *rx)
+/*
+ * --rx-stamps: account the burst, each good datagram's latency split at
+ * its RX stamp; then room for the next call's stamps in each message.
+ */
+void stamped_socket_burst(struct sock_rx *rx, int n, uint64_t now)
 {
+	struct msghdr *mh;
 	struct pl_pkt p;
-	uint64_t now;
-	unsigned i;
-	int n;
+	int i;
 
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		for (i = 0; i < rx->batch; i++)
-			rx->msgs[i].msg_hdr.msg_controllen = CMSG_LEN_TS;
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		now = pl_now_ns();
-		for (i = 0; i < (unsigned)n; i++) {
-			struct msghdr *mh = &rx->msgs[i].msg_hdr;
-
-			if (rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now,
-				   &p) == PL_OK)
-				pl_stats_split(&rx->stats, p.tx_ns,
-					       rx_stamp_at(rx, mh, now), now);
-		}
+	for (i = 0; i < n; i++) {
+		mh = &rx->msgs[i].msg_hdr;
+		if (rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p) ==
+		    PL_OK)
+			pl_stats_split(&rx->stats, p.tx_ns,
+				       rx_stamp_at(rx, mh, now), now);
+		mh->msg_controllen = CMSG_LEN_TS;
 	}
 }

@@ -33,25 +33,16 @@ static void reflect_batch(struct sock_rx *rx, const bool *good, int n)
 	}
 }
 
-void reflect_socket_loop(struct sock_rx *rx)
+/* The reflecting handler: account the burst, send the good ones back. */
+void reflect_socket_burst(struct sock_rx *rx, int n, uint64_t now)
 {
 	bool good[MAX_BATCH];
 	struct pl_pkt p;
-	uint64_t now;
-	int i, n;
+	int i;
 
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		now = pl_now_ns();
-		for (i = 0; i < n; i++)
-			good[i] = rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len,
-					 now, &p) == PL_OK;
-		reflect_batch(rx, good, n);
-	}
+	for (i = 0; i < n; i++)
+		good[i] = rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now,
+				 &p) == PL_OK;
+	reflect_batch(rx, good, n);
 }
 /* >8 socket-reflect */

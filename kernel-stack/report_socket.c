@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The socket receiver's measured window and report: its loop (or one per
- * queue) between two snapshots of the system's counters, then the run's
+ * The socket receiver's report, from what the run left: the run's
  * figures, the path's own under "socket" in the JSON.
  */
 #include "rx_socket.h"
@@ -22,22 +21,6 @@ static void socket_json(struct pl_json *j, void *arg)
 	pl_json_u64(j, "empty_syscalls", rx->empty);
 	pl_json_u64(j, "thread_wakeups", rx->wakeups);
 	pl_json_end(j);
-}
-
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
-static void socket_loop(void *arg)
-{
-	struct sock_rx *rx = arg;
-
-	rx->rx_loop(rx);
-}
-
-/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
-static void socket_queue_loop(void *arg, unsigned q)
-{
-	struct sock_rx *rxq = arg;
-
-	rxq[q].rx_loop(&rxq[q]);
 }
 
 /*
@@ -63,22 +46,12 @@ static void socket_queues_report(struct sock_rx *rxq, const struct cfg *c,
 	}
 }
 
-/*
- * Run the loop (or the queues' loops) between two snapshots and report the
- * run; 0 or -errno.
- */
+/* Write the report of the run measured in w; 0 or -errno. */
 int socket_report(struct sock_rx *rxq, const struct cfg *c,
-		  struct pl_rx_stats *total)
+		  const struct pl_rx_window *w, struct pl_rx_stats *total)
 {
 	struct sock_rx *rx = &rxq[0];
 	struct pl_report_queue rq[PL_MAX_QUEUES];
-	struct pl_sysctr before, after;
-	struct pl_rx_window w = { .loop = socket_loop,
-				  .queue_loop = socket_queue_loop,
-				  .arg = rx,
-				  .ifname = c->rx.iface,
-				  .before = &before,
-				  .after = &after };
 	char envbuf[32];
 	struct pl_report r = {
 		.tool = "pathlab-rx-socket",
@@ -98,24 +71,18 @@ int socket_report(struct sock_rx *rxq, const struct cfg *c,
 			"kernel skb to the user buffer in the system call",
 		.loss_points = PL_LOSS_LINK | PL_LOSS_BACKLOG | PL_LOSS_SOCKET,
 		.stats = &rx->stats,
-		.before = &before,
-		.after = &after,
+		.before = w->before,
+		.after = w->after,
 		.extra_json = socket_json,
 		.extra_arg = rx,
 	};
 	unsigned q;
-	int err;
 
-	for (q = 0; q < pl_rx_queues(&c->rx); q++)
-		w.queue_stats[q] = &rxq[q].stats;
-	err = pl_rx_measure(&c->rx, rx->run, &w);
-	if (err)
-		return err;
-	rx->wakeups = w.sleeps;
+	rx->wakeups = w->sleeps;
 	r.syscalls = rx->syscalls;
 	r.wakeups = rx->wakeups;
 	if (pl_rx_queues(&c->rx) > 1)
-		socket_queues_report(rxq, c, &w, total, rq, &r);
+		socket_queues_report(rxq, c, w, total, rq, &r);
 	r.reflect = c->rx.reflect;
 	for (q = 0; q < pl_rx_queues(&c->rx); q++) {
 		r.reflected += rxq[q].reflected;

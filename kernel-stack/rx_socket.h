@@ -55,8 +55,12 @@ int socket_options(int argc, char **argv, struct cfg *c);
 
 struct sock_rx;
 
-/* A receive loop: runs until pl_run_done(). */
-typedef void rx_loop_fn(struct sock_rx *rx);
+/*
+ * A burst handler: the n datagrams one receive returned (msgs[0..n-1],
+ * bufs[0..n-1]), handed over at now. The loop calls the one choose_loop()
+ * picked once per burst; the per-datagram step (rx_one()) is inline in it.
+ */
+typedef void burst_fn(struct sock_rx *rx, int n, uint64_t now);
 
 struct sock_rx {
 	int fd;
@@ -67,9 +71,12 @@ struct sock_rx {
 	struct hwconv hw;     /* --hw-stamps: PHC to CLOCK_MONOTONIC */
 	uint64_t syscalls, empty, wakeups;
 	uint64_t reflected, reflect_errors; /* --reflect */
-	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
-	rx_loop_fn *rx_plain; /* after the traced part */
+	bool one_per_call;     /* --mode recvfrom: recvfrom(), one datagram */
+	burst_fn *on_burst;    /* chosen at setup (choose_loop()) */
+	burst_fn *plain_burst; /* after the traced part */
 	struct pl_trace trace;
+	uint32_t traced;    /* --trace: datagrams traced so far */
+	uint64_t queued;    /* --trace: bytes queued before the next call */
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct mmsghdr msgs[MAX_BATCH];
@@ -111,17 +118,34 @@ static inline enum pl_reason rx_one(struct sock_rx *rx, const void *buf,
 			     p, now);
 }
 
-/* The loops (rx_socket.c): recvmmsg() a batch, or recvfrom() one. */
-rx_loop_fn socket_rx_loop, recvfrom_loop;
+/*
+ * socket_setup.c: queue q's socket, options, bind, buffers and stats, in
+ * the run; 0 or -errno. Undone by socket_queue_close().
+ */
+int socket_queue_open(struct sock_rx *rxq, unsigned q, struct pl_run *run,
+		      const struct cfg *c);
+void socket_queue_close(struct sock_rx *rxq, unsigned q);
 
-/* --rx-stamps (hwstamp_socket.c): the recvmmsg loop splitting latency. */
-rx_loop_fn stamped_socket_loop;
+/*
+ * socket_setup.c, --steer cpu: the group's socket picked by the CPU that
+ * ran the receive softirq, modulo queues; 0 or -errno.
+ */
+int steer_by_cpu(int fd, unsigned queues);
+
+/* The receive loop (rx_socket.c): recvmmsg() a batch, or recvfrom() one. */
+void socket_rx_loop(void *arg);
+
+/* The plain handler (rx_socket.c): every datagram parsed and accounted. */
+burst_fn socket_plain_burst;
+
+/* --rx-stamps (hwstamp_socket.c): each latency split at the RX stamp. */
+burst_fn stamped_socket_burst;
 
 /* --reflect (reflect_socket.c): send the good datagrams back. */
-rx_loop_fn reflect_socket_loop;
+burst_fn reflect_socket_burst;
 
-/* The traced loop (trace_socket.c): --trace N datagrams, then rx_plain. */
-rx_loop_fn socket_traced_loop;
+/* The traced handler (trace_socket.c): --trace N datagrams, then plain. */
+burst_fn socket_traced_burst;
 
 /* Record the one-time setup of the socket as trace events. */
 void socket_trace_setup(struct sock_rx *rx, const struct cfg *c);
@@ -131,20 +155,23 @@ struct pl_report;
 /* The GPU variant (gpu_socket.c): its buffers and loops; 0 or -errno. */
 int gpu_socket_setup(struct sock_rx *rx, const struct cfg *c);
 
+/* --trace N with --gpu: the GPU's setup as trace events. */
+void gpu_socket_trace_setup(struct sock_rx *rx);
+
 /* Undo gpu_socket_setup(), before the buffers are freed. */
 void gpu_socket_teardown(struct sock_rx *rx);
 
 /* Add the GPU figures to the run's report. */
 void gpu_socket_report(struct sock_rx *rx, struct pl_report *r);
 
-/* The GPU variant's loops, plain and traced (gpu_socket.c). */
-rx_loop_fn gpu_socket_loop, gpu_socket_traced_loop;
+/* The GPU variant's handlers, plain and traced (gpu_socket.c). */
+burst_fn gpu_socket_burst, gpu_socket_traced_burst;
 
 /*
- * report_socket.c: run the loop (or every queue's) between two snapshots
- * of the counters, then write the run's report; 0 or -errno.
+ * report_socket.c: write the report of the run measured in w (the loop of
+ * every queue of rxq); 0 or -errno.
  */
 int socket_report(struct sock_rx *rxq, const struct cfg *c,
-		  struct pl_rx_stats *total);
+		  const struct pl_rx_window *w, struct pl_rx_stats *total);
 
 #endif

@@ -36,6 +36,7 @@ void socket_trace_setup(struct sock_rx *rx, const struct cfg *c)
 	pl_trace_rec(t, 0, PL_AT_USER, PL_EV_STEP, "buffers for a batch",
 		     "batch bytes addr", rx->batch,
 		     (uint64_t)rx->batch * BUF_LEN, (uintptr_t)rx->bufs, 0);
+	rx->queued = queued_bytes(rx->fd);
 }
 
 /*
@@ -68,34 +69,28 @@ static void trace_one(struct sock_rx *rx, uint32_t unit, unsigned i, int n,
 		     r == PL_OK && now > p.tx_ns ? now - p.tx_ns : 0);
 }
 
-void socket_traced_loop(struct sock_rx *rx)
+/*
+ * The traced handler: trace the burst's datagrams while fewer than --trace
+ * N are, account the rest; then the plain handler takes over.
+ */
+void socket_traced_burst(struct sock_rx *rx, int n, uint64_t now)
 {
 	struct pl_trace *t = &rx->trace;
-	uint32_t unit = 0;
-	uint64_t now, queued;
-	unsigned i;
-	int n;
+	int i;
 
-	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
-		for (i = 0; i < rx->batch; i++)
-			rx->msgs[i].msg_hdr.msg_controllen = CMSG_LEN_TS;
-		queued = queued_bytes(rx->fd);
-		n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
-		rx->syscalls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		now = pl_now_ns();
-		for (i = 0; i < (unsigned)n; i++) {
-			if (unit >= t->units) {
-				rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len,
-				       now, &(struct pl_pkt){ 0 });
-				continue;
-			}
-			trace_one(rx, ++unit, i, n, now, queued);
-		}
+	for (i = 0; i < n; i++) {
+		if (rx->traced < t->units)
+			trace_one(rx, ++rx->traced, (unsigned)i, n, now,
+				  rx->queued);
+		else
+			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now,
+			       &(struct pl_pkt){ 0 });
+		rx->msgs[i].msg_hdr.msg_controllen = CMSG_LEN_TS;
+	}
+	if (rx->traced < t->units) {
+		rx->queued = queued_bytes(rx->fd); /* before the next call */
+		return;
 	}
 	pl_trace_close(t);
-	rx->rx_plain(rx);
+	rx->on_burst = rx->plain_burst;
 }

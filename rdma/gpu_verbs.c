@@ -46,9 +46,14 @@ struct gpu_verbs {
 };
 
 /* 8< gpu-verbs-burst */
-/* A burst of completions: descriptors, the consumer, then the reposts. */
-static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
+/*
+ * The GPU handler: a burst of completions, descriptors, the consumer, then
+ * the reposts. The verdict is the GPU's: its time is read once the
+ * consumer is done, not at now.
+ */
+void gpu_verbs_burst(struct verbs_rx *rx, int n, uint64_t now)
 {
+	struct gpu_verbs *gv = rx->gpu;
 	uint64_t dev = (uintptr_t)gv->dev, bytes = 0;
 	uint32_t slot[VERBS_MAX_BATCH], len;
 	size_t off;
@@ -56,6 +61,7 @@ static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
 	unsigned k = 0, d = 0;
 	int i, err;
 
+	(void)now;
 	rx->completions += (unsigned)n;
 	for (i = 0; i < n; i++) {
 		wc = &rx->wc[i];
@@ -87,25 +93,6 @@ static void gpu_burst(struct verbs_rx *rx, struct gpu_verbs *gv, int n)
 }
 /* >8 gpu-verbs-burst */
 
-/* Busy-poll the CQ, as the plain poll loop, each burst to the GPU. */
-void gpu_verbs_poll_loop(struct verbs_rx *rx)
-{
-	struct gpu_verbs *gv = rx->gpu;
-	int n;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
-		rx->polls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		gpu_burst(rx, gv, n);
-		if (gv->err)
-			break;
-	}
-}
-
 /* The consumer's verdict on a message, as the step's static name. */
 static const char *check_step(const struct pl_gpu_res *r)
 {
@@ -117,11 +104,12 @@ static const char *check_step(const struct pl_gpu_res *r)
 }
 
 /*
- * gpu_burst() with the first messages traced while *unit < t->units: the
+ * gpu_verbs_burst() with the first messages traced while *unit < t->units: the
  * completion, the NIC's write into device memory, the consumer's verdict
  * and the repost. A verbs_trace_burst_fn: the GPU's error ends the run.
  */
-static int gpu_traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
+static int gpu_traced_burst(struct verbs_rx *rx, int n, uint64_t now,
+			    uint32_t *unit)
 {
 	struct gpu_verbs *gv = rx->gpu;
 	uint64_t dev = (uintptr_t)gv->dev, bytes = 0;
@@ -134,6 +122,7 @@ static int gpu_traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 	unsigned k = 0, d = 0, i;
 	int err;
 
+	(void)now; /* the verdict is timed once the GPU is done */
 	rx->completions += (unsigned)n;
 	for (i = 0; i < (unsigned)n; i++) {
 		wc = &rx->wc[i];
@@ -188,13 +177,13 @@ static int gpu_traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 	return 0;
 }
 
-/* The traced GPU loop: --trace N messages step by step, then the plain one. */
-void gpu_verbs_traced_loop(struct verbs_rx *rx)
+/* The traced GPU handler: --trace N messages step by step, then plain. */
+void gpu_verbs_traced_burst(struct verbs_rx *rx, int n, uint64_t now)
 {
-	verbs_trace_loop(rx, gpu_traced_burst);
+	verbs_trace_step(rx, n, now, gpu_traced_burst);
 }
 
-void gpu_verbs_trace(struct verbs_rx *rx)
+void gpu_verbs_trace_setup(struct verbs_rx *rx)
 {
 	struct gpu_verbs *gv = rx->gpu;
 
@@ -287,7 +276,7 @@ static void gpu_verbs_json(struct pl_json *j, void *arg)
 }
 
 /* Refuse what cannot work, with the reason; the exit code, or 0. */
-static int gpu_verbs_check(struct verbs_rx *rx, const struct rx_cfg *c)
+static int gpu_verbs_check(struct verbs_rx *rx, const struct cfg *c)
 {
 	const char *name = ibv_get_device_name(rx->ep.ctx->device);
 
@@ -309,7 +298,7 @@ static int gpu_verbs_check(struct verbs_rx *rx, const struct rx_cfg *c)
 	return 0;
 }
 
-int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c)
+int gpu_verbs_setup(struct verbs_rx *rx, const struct cfg *c)
 {
 	struct gpu_verbs *gv;
 	struct pl_gpu_where at = { .pci = c->gpu_pci };

@@ -116,72 +116,78 @@ static inline void split(struct verbs_rx *rx, const struct pl_pkt *p,
 	pl_stats_split(&rx->stats, p->tx_ns, nic, now);
 }
 
-/*
- * The current completion: account its message, split its latency and
- * queue its slot to be posted again (slot[*k]); as rx_burst() does for a
- * plain work completion.
- */
-static inline void hw_one(struct verbs_rx *rx, struct ibv_cq_ex *cq,
-			  uint64_t now, uint32_t *slot, int *k)
-{
-	uint32_t len, s = (uint32_t)cq->wr_id;
-	struct pl_pkt p;
-	size_t off;
-	bool imm;
-
-	rx->completions++;
-	if (cq->status != IBV_WC_SUCCESS) {
-		rx->wc_errors++; /* the QP is broken: no repost */
-		rx->last_wc_status = cq->status;
-		return;
-	}
-	slot[(*k)++] = s;
-	imm = ibv_wc_read_opcode(cq) == IBV_WC_RECV_RDMA_WITH_IMM;
-	if (!verbs_decode(rx, imm, cq->wr_id, ibv_wc_read_byte_len(cq),
-			  imm ? ibv_wc_read_imm_data(cq) : 0, &off, &len))
-		return;
-	if (pl_rx_payload(&rx->stats, rx->ep.buf + off, len, now, &p) == PL_OK)
-		split(rx, &p, stamp_ns(&rx->hw, cq), now);
-}
-
 /* 8< verbs-hwstamp-loop */
 /*
- * Busy-poll the extended CQ. ibv_start_poll() opens the oldest completion
- * (ENOENT: none), read in place with ibv_wc_read_*(); ibv_end_poll() hands
- * it back. One completion per start and end: ibv_next_poll() would step
- * to the next, but providers disagree on what ibv_end_poll() must do once
- * it ran dry (rxe's has closed the poll itself then). Up to --batch
- * completions are taken in a row, their slots posted again in one call.
+ * Poll the extended CQ. ibv_start_poll() opens the oldest completion
+ * (ENOENT: none), read in place with ibv_wc_read_*() into rx->wc[i] and
+ * its stamp into rx->stamp[i]; ibv_end_poll() hands it back. One
+ * completion per start and end: ibv_next_poll() would step to the next,
+ * but providers disagree on what ibv_end_poll() must do once it ran dry
+ * (rxe's has closed the poll itself then). Up to --batch completions are
+ * taken in a row.
  */
-void hwstamp_verbs_loop(struct verbs_rx *rx)
+int hwstamp_verbs_poll(struct verbs_rx *rx)
 {
 	struct ibv_poll_cq_attr attr = { 0 };
 	struct ibv_cq_ex *cq = rx->ep.cqx;
-	uint32_t slot[VERBS_MAX_BATCH];
-	unsigned n;
+	struct ibv_wc *wc;
 	uint64_t now;
-	int k;
+	bool imm;
+	int n = 0;
 
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		rx->polls++;
-		if (ibv_start_poll(cq, &attr)) {
-			rx->empty++;
+	if (ibv_start_poll(cq, &attr))
+		return 0;
+	now = pl_now_ns();
+	if (now >= rx->hw.next_ns)
+		resync(rx, now);
+	do {
+		wc = &rx->wc[n];
+		*wc = (struct ibv_wc){ .wr_id = cq->wr_id,
+				       .status = cq->status };
+		rx->stamp[n] = 0;
+		if (cq->status == IBV_WC_SUCCESS) {
+			imm = ibv_wc_read_opcode(cq) ==
+			      IBV_WC_RECV_RDMA_WITH_IMM;
+			wc->opcode =
+				imm ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+			wc->byte_len = ibv_wc_read_byte_len(cq);
+			wc->imm_data = imm ? ibv_wc_read_imm_data(cq) : 0;
+			rx->stamp[n] = stamp_ns(&rx->hw, cq);
+		}
+		ibv_end_poll(cq);
+	} while (++n < (int)rx->batch && !ibv_start_poll(cq, &attr));
+	return n;
+}
+
+/*
+ * The --hw-stamps handler: account each message, split its latency at its
+ * stamp, post the slots again in one call; as the plain handler does for
+ * a plain work completion.
+ */
+void hwstamp_verbs_burst(struct verbs_rx *rx, int n, uint64_t now)
+{
+	uint32_t slot[VERBS_MAX_BATCH], len;
+	const struct ibv_wc *wc;
+	struct pl_pkt p;
+	size_t off;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		wc = &rx->wc[i];
+		rx->completions++;
+		if (wc->status != IBV_WC_SUCCESS) {
+			rx->wc_errors++; /* the QP is broken: no repost */
+			rx->last_wc_status = wc->status;
 			continue;
 		}
-		k = 0;
-		n = 0;
-		do {
-			/* Per completion: a later one may be newer than the
-			 * burst's start, and its stamp would be after it. */
-			now = pl_now_ns();
-			if (now >= rx->hw.next_ns)
-				resync(rx, now);
-			hw_one(rx, cq, now, slot, &k);
-			ibv_end_poll(cq);
-		} while (++n < rx->batch && !ibv_start_poll(cq, &attr));
-		if (verbs_post(rx, slot, k))
-			rx->post_errors++;
+		slot[k++] = (uint32_t)wc->wr_id;
+		if (!verbs_decode_wc(rx, wc, &off, &len))
+			continue;
+		if (rx_one(rx, rx->ep.buf + off, len, now, &p) == PL_OK)
+			split(rx, &p, rx->stamp[i], now);
 	}
+	if (verbs_post(rx, slot, k))
+		rx->post_errors++;
 }
 /* >8 verbs-hwstamp-loop */
 

@@ -11,7 +11,7 @@
 static const char *const cqs[] = { "poll", "event", NULL };
 
 /* Options that do not go together; a one-line error and false. */
-static bool check_cfg(const struct rx_cfg *c)
+static bool check_cfg(const struct cfg *c)
 {
 	const char *why = NULL;
 
@@ -39,7 +39,7 @@ static bool check_cfg(const struct rx_cfg *c)
 	return !why;
 }
 
-int verbs_options(int argc, char **argv, struct rx_cfg *c)
+int verbs_options(int argc, char **argv, struct cfg *c)
 {
 	const struct pl_opt opts[] = {
 		{ "mode", PL_OPT_CHOICE, &c->v.mode, "MODE",
@@ -87,13 +87,13 @@ int verbs_options(int argc, char **argv, struct rx_cfg *c)
 	};
 	int err;
 
-	*c = (struct rx_cfg){ .rx = PL_RX_DEFAULTS,
-			      .v = { .ib_port = 1,
-				     .port = VERBS_PORT,
-				     .timeout_ms = 60000,
-				     .depth = 2048,
-				     .batch = 64 },
-			      .gid_index = UINT_MAX };
+	*c = (struct cfg){ .rx = PL_RX_DEFAULTS,
+			   .v = { .ib_port = 1,
+				  .port = VERBS_PORT,
+				  .timeout_ms = 60000,
+				  .depth = 2048,
+				  .batch = 64 },
+			   .gid_index = UINT_MAX };
 	err = pl_opt_parse(argc, argv, opts, "[options]", NULL);
 	if (err)
 		return err == PL_OPT_HELP ? PL_EXIT_OK : PL_EXIT_USAGE;

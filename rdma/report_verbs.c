@@ -223,7 +223,7 @@ static unsigned roce_wire(const struct verbs_rx *rx, unsigned len,
 static void json_setup(struct pl_json *j, const struct verbs_rx *rx)
 {
 	const struct verbs_where *w = &rx->ep.where;
-	const struct rx_cfg *c = rx->cfg;
+	const struct cfg *c = rx->cfg;
 	char gid[INET6_ADDRSTRLEN];
 	unsigned packets, wire;
 
@@ -343,7 +343,7 @@ void rx_verbs_json(struct pl_json *j, void *arg)
 }
 
 /* One line under the common table: the CQ's side of the story. */
-void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c)
+void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct cfg *c)
 {
 	const struct verbs_where *w = &rx->ep.where;
 	struct rx_sums s;
@@ -373,24 +373,8 @@ void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c)
 		hwstamp_verbs_table(f, rx);
 }
 
-/* The loop chosen at setup, as pl_rx_measure() runs it. */
-static void verbs_loop(void *arg)
-{
-	struct verbs_rx *rx = arg;
-
-	rx->rx_loop(rx);
-}
-
-/* Queue q's loop, as pl_rx_measure() runs it on queue q's thread. */
-static void verbs_queue_loop(void *arg, unsigned q)
-{
-	struct verbs_rx *rxq = arg;
-
-	rxq[q].rx_loop(&rxq[q]);
-}
-
 /* The CQs drained and rxe's counters read, the moment the loop ends. */
-static void hwctr_after_loop(void *arg)
+void verbs_after_loop(void *arg)
 {
 	struct verbs_rx *rx = arg;
 	unsigned q;
@@ -409,7 +393,7 @@ static void hwctr_after_loop(void *arg)
  * A run on many queues: the merged stats for the report's totals, and one
  * report entry per queue (its QP's index).
  */
-static void queues_report(struct verbs_rx *rxq, const struct rx_cfg *c,
+static void queues_report(struct verbs_rx *rxq, const struct cfg *c,
 			  const struct pl_rx_window *w,
 			  struct pl_rx_stats *total, struct pl_report_queue *rq,
 			  struct pl_report *r)
@@ -423,57 +407,9 @@ static void queues_report(struct verbs_rx *rxq, const struct rx_cfg *c,
 	}
 }
 
-/*
- * The last step before the sender may use this QP: fill its receive queue
- * (every slot of the ring, a batch per call). After the last queue's, take
- * the run's "before" snapshots, so that the counters see every data packet
- * and no connection message.
- */
-static int before_accept(void *arg)
-{
-	struct verbs_rx *first;
-	struct verbs_rx *rx = arg;
-	uint32_t slot[VERBS_MAX_BATCH];
-	unsigned i, k, n;
-	int err = 0;
-
-	for (i = 0; i < rx->depth && !err; i += n) {
-		n = rx->depth - i < VERBS_MAX_BATCH ? rx->depth - i
-						    : VERBS_MAX_BATCH;
-		for (k = 0; k < n; k++)
-			slot[k] = i + k;
-		err = verbs_post(rx, slot, (int)n);
-	}
-	if (rx->cfg->rx.trace)
-		verbs_trace_posted(rx);
-	if (rx->queue + 1 < rx->nqueues)
-		return err;
-	first = &rx->queues[0];
-	verbs_hwctr_read(&first->ep.where, &first->hw_before);
-	pl_sysctr_read(&first->before, first->ifname);
-	return err;
-}
-
-/*
- * Let the sender connect (once we said we are ready): every queue's QP in
- * turn, each on its own port; the last one takes "before".
- */
-static int verbs_accept_sender(void *arg)
-{
-	struct verbs_rx *rxq = arg;
-	unsigned q;
-	int err = 0;
-
-	for (q = 0; q < rxq->nqueues && !err; q++)
-		err = verbs_accept(&rxq[q].ep, &rxq[q].cfg->v,
-				   send_depth(&rxq[q]), rxq[q].depth,
-				   before_accept, &rxq[q]);
-	return err;
-}
-
-/* Let the sender connect, run the loop between two snapshots, report. */
-int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
-		 struct pl_rx_stats *total)
+/* Write the report of the run measured in w; 0 or -errno. */
+int verbs_report(struct verbs_rx *rx, const struct cfg *c,
+		 const struct pl_rx_window *w, struct pl_rx_stats *total)
 {
 	struct pl_report_queue rq[PL_MAX_QUEUES];
 	struct pl_report r = {
@@ -483,7 +419,7 @@ int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
 		.gpu = "none",
 		.workload = pl_workloads[c->rx.workload],
 		.env = c->rx.env ? c->rx.env : rx_env_label(&rx->ep.where),
-		.ifname = c->rx.iface ? c->rx.iface : rx->ep.where.ifname,
+		.ifname = rx->ifname,
 		.latency_kind = "one-way",
 		.rx_stamp_source = c->hw_stamps ? "hardware" : "none",
 		.copies_per_packet = 0,
@@ -498,28 +434,11 @@ int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
 		.extra_json = rx_verbs_json,
 		.extra_arg = rx,
 	};
-	struct pl_rx_window w = { .loop = verbs_loop,
-				  .queue_loop = verbs_queue_loop,
-				  .open = verbs_accept_sender,
-				  .after_loop = hwctr_after_loop,
-				  .arg = rx,
-				  .ifname = r.ifname,
-				  .before = &rx->before,
-				  .after = &rx->after };
-	unsigned q;
 	int err;
 
-	rx->ifname = r.ifname;
-	for (q = 0; q < rx->nqueues; q++)
-		w.queue_stats[q] = &rx[q].stats;
-	/* Time the turns of the loops that spin on ibv_poll_cq() */
-	rx->run->polls = c->cq != RX_CQ_EVENT || rx->gpu;
-	err = pl_rx_measure(&c->rx, rx->run, &w);
-	if (err)
-		return err;
 	rx_verbs_account(rx, &r);
 	if (rx->nqueues > 1)
-		queues_report(rx, c, &w, total, rq, &r);
+		queues_report(rx, c, w, total, rq, &r);
 	if (rx->gpu)
 		gpu_verbs_report(rx, &r);
 	err = pl_report_emit(&r, c->rx.json, c->rx.quiet);

@@ -8,191 +8,110 @@
  * the completion queue from user space, or, with --cq event, by sleeping on
  * the completion channel until the CQ has something. No system call on the
  * data path when polling; no copy by us ever.
- *
- *   ud            unreliable datagram: SEND into posted buffers, a 40-byte
- *                 GRH in front of each; no receive buffer, message dropped
- *   rc            reliable connection: SEND; no receive buffer, the sender
- *                 is told "receiver not ready" (RNR) and retries
- *   rc_write_imm  RDMA WRITE with immediate into our ring: the data lands
- *                 without a receive buffer; the immediate (the slot index)
- *                 consumes one and is all our CPU sees
+
+ * --mode ud, rc or rc_write_imm: rx_verbs.h says what each one does.
  *
  * verbs_setup() -> verbs_rx_loop() -> verbs_teardown() -> main(), the
- * skeleton every path has (rx_socket.c, rx_xsk.c, rx_dpdk.c). The
- * features live in their own files: verbs_*.c (device, objects,
- * connection), reflect_verbs.c, hwstamp_verbs.c, trace_verbs.c,
- * gpu_verbs.c, the report in report_verbs.c and the command line in
- * opts_verbs.c.
+ * skeleton every path has: diff two rx_*.c files to see what differs
+ * between the paths. The setup helpers live in verbs_setup.c, the features
+ * in their own files (rx_verbs.h names them), the report in report_verbs.c
+ * and the command line in opts_verbs.c.
  */
-#include "clock.h"
-#include "gpu.h"
-#include "opt.h"
-#include "report.h"
-#include "run.h"
-#include "rx.h"
-#include "stats.h"
-#include "sysctr.h"
-#include "verbs.h"
 #include "rx_verbs.h"
-#include "wire.h"
+#include "clock.h"
+#include "opt.h"
+#include "rx.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <limits.h>
-#include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define WAIT_MS	  100 /* --cq event: re-check the run's end this often */
-#define ACK_EVERY 64  /* acknowledge CQ events in batches (a mutex each) */
-
 /*
- * Parse and account one message handed to us at now; true for a ping (a
- * good message flagged PL_FLAG_PING, not an end marker): --reflect sends
- * those back.
+ * The handlers of each kind of run, chosen once at setup, so that no loop
+ * tests an option per packet: plain, and the traced one that steps through
+ * the first --trace N packets and then hands over to the plain one.
+ * check_cfg() refuses the kinds that have no traced handler.
+ * An empty CQ has a handler with --cq event (arm it, sleep), else none:
+ * spin. --hw-stamps polls the extended CQ.
  */
-static inline bool rx_one(struct verbs_rx *rx, const uint8_t *buf, size_t len,
-			  uint64_t now)
-{
-	struct pl_pkt p;
-
-	return pl_rx_payload(&rx->stats, buf, len, now, &p) == PL_OK &&
-	       (p.flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
-}
-
-/* The loops below, for choose_loop(). */
-static void event_loop(struct verbs_rx *rx);
-
-/*
- * The loop of each kind of run, chosen once at setup, so that no loop
- * tests an option per message: plain, and the traced one that steps
- * through the first --trace N messages and then runs the plain one
- * (*plain). check_cfg() refuses the kinds that have no traced loop.
- */
-static rx_loop_fn *choose_loop(const struct rx_cfg *c, rx_loop_fn **plain)
+static void choose_loop(const struct cfg *c, struct verbs_rx *rx)
 {
 	enum { POLL, EVENT, HWSTAMP, GPU };
 	static const struct {
-		rx_loop_fn *plain, *traced;
+		burst_fn *plain, *traced;
+		idle_fn *idle;
 	} table[] = {
-		[POLL] = { verbs_rx_loop, verbs_traced_loop },
-		[EVENT] = { event_loop, NULL },
-		[HWSTAMP] = { hwstamp_verbs_loop, NULL },
-		[GPU] = { gpu_verbs_poll_loop, gpu_verbs_traced_loop },
+		[POLL] = { verbs_plain_burst, verbs_traced_burst, NULL },
+		[EVENT] = { verbs_plain_burst, NULL, event_wait },
+		[HWSTAMP] = { hwstamp_verbs_burst, NULL, NULL },
+		[GPU] = { gpu_verbs_burst, gpu_verbs_traced_burst, NULL },
 	};
 	int kind = c->hw_stamps		  ? HWSTAMP
 		   : c->gpu		  ? GPU
 		   : c->cq == RX_CQ_EVENT ? EVENT
 					  : POLL;
 
-	*plain = table[kind].plain;
-	return c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->plain_burst = table[kind].plain;
+	rx->on_burst = c->rx.trace ? table[kind].traced : table[kind].plain;
+	rx->on_idle = table[kind].idle;
+	rx->stamped_cq = kind == HWSTAMP;
 }
 
 /*
- * One queue's device, CQ, registered ring; the QP too unless rdma_cm
- * makes it later. Undone by verbs_close().
+ * Set up: every queue's QP, CQ and ring, each with the handler its run
+ * needs; the window the run is measured in, whose first step lets the
+ * sender connect. 0 or -errno.
  */
-static int verbs_open(struct verbs_rx *rx, const struct rx_cfg *c)
-{
-	unsigned access = IBV_ACCESS_LOCAL_WRITE;
-	int err;
-
-	rx->depth = c->v.depth;
-	rx->batch = c->v.batch;
-	rx->write_imm = c->v.mode == VERBS_RC_WRITE_IMM;
-	rx->grh = c->v.mode == VERBS_UD ? VERBS_GRH : 0;
-	rx->reflect = c->rx.reflect;
-	if (rx->write_imm)
-		access |= IBV_ACCESS_REMOTE_WRITE;
-	err = verbs_ep_open(&rx->ep, &c->v, true, rx->queue);
-	if (!err && c->gpu != PL_GPU_NONE)
-		err = gpu_verbs_setup(rx, c); /* the ring goes to the GPU */
-	if (!err && c->hw_stamps)
-		err = hwstamp_verbs_setup(rx); /* a CQ with stamps */
-	if (err)
-		goto out_close;
-	/*
-	 * A WRITE longer than one packet lands before its last packet finds
-	 * (or misses) a receive buffer; twice the slots keep the sender from
-	 * reaching a slot we have not read yet.
-	 */
-	err = verbs_ep_objects(&rx->ep, &c->v,
-			       rx->write_imm ? 2 * rx->depth : rx->depth,
-			       access);
-	if (err)
-		goto out_close;
-	if (c->v.oob) {
-		err = verbs_qp_create(&rx->ep, &c->v, send_depth(rx),
-				      rx->depth);
-		if (err)
-			goto out_close;
-	}
-	rx->rx_loop = choose_loop(c, &rx->rx_plain);
-	if (c->rx.trace) {
-		verbs_trace_setup(rx);
-		if (rx->gpu)
-			gpu_verbs_trace(rx);
-	}
-	return 0;
-
-out_close:
-	verbs_ep_close(&rx->ep);
-	gpu_verbs_teardown(rx);
-	return err;
-}
-
-/* Undo verbs_open() and the connection. */
-static void verbs_close(struct verbs_rx *rx)
-{
-	pl_trace_close(&rx->trace); /* a run that ended while tracing */
-	if (rx->unacked)
-		ibv_ack_cq_events(rx->ep.cq, rx->unacked);
-	verbs_disconnect(&rx->ep);
-	reflect_teardown(rx); /* its address handles, before the PD */
-	verbs_ep_close(&rx->ep);
-	gpu_verbs_teardown(rx); /* after the MR over its memory is gone */
-}
-
-/* Set up every queue's QP, CQ and ring; undone on failure. 0 or -errno. */
 static int verbs_setup(struct verbs_rx *rxq, struct pl_run *run,
-		       const struct rx_cfg *c)
+		       const struct cfg *c, struct pl_rx_window *w)
 {
 	unsigned q, n = verbs_queues(&c->v);
 	int err = 0;
 
 	for (q = 0; q < n; q++) {
-		rxq[q].cfg = c;
-		rxq[q].run = run;
-		rxq[q].queues = rxq;
-		rxq[q].queue = q;
-		rxq[q].nqueues = n;
-		if (q)
-			pl_stats_init(&rxq[q].stats);
-		err = verbs_open(&rxq[q], c);
+		err = verbs_queue_open(rxq, q, run, c);
 		if (err)
 			break;
+		choose_loop(c, &rxq[q]);
 	}
-	if (!err)
-		return 0;
-	if (q) /* verbs_open() undid its own part */
-		pl_stats_free(&rxq[q].stats);
-	while (q-- > 0) {
-		verbs_close(&rxq[q]);
-		if (q)
-			pl_stats_free(&rxq[q].stats);
+	if (err) {
+		while (q-- > 0)
+			verbs_queue_close(rxq, q);
+		return err;
 	}
-	return err;
+	if (c->rx.trace) {
+		verbs_trace_setup(rxq);
+		if (rxq->gpu)
+			gpu_verbs_trace_setup(rxq);
+	}
+	rxq->ifname = c->rx.iface ? c->rx.iface : rxq->ep.where.ifname;
+	*w = (struct pl_rx_window){
+		.rx_loop = verbs_rx_loop,
+		.queues = rxq,
+		.stride = sizeof(*rxq),
+		.open = verbs_accept_sender,
+		.after_loop = verbs_after_loop,
+		.arg = rxq,
+		.ifname = rxq->ifname,
+		.before = &rxq->before,
+		.after = &rxq->after,
+	};
+	for (q = 0; q < n; q++)
+		w->queue_stats[q] = &rxq[q].stats;
+	/* Time the turns of the loops that spin */
+	run->polls = c->cq != RX_CQ_EVENT || rxq->gpu; /* on ibv_poll_cq() */
+	return 0;
 }
 
 /* 8< verbs-rx-burst */
-/* Account a burst of completions, then give their buffers back. */
-static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
+/* The plain handler: parse and account every message of the burst (and
+ * reflect it), then give the buffers back. */
+void verbs_plain_burst(struct verbs_rx *rx, int n, uint64_t now)
 {
-	uint64_t now = pl_now_ns();
+	const struct ibv_wc *wc = rx->wc;
 	uint32_t slot[VERBS_MAX_BATCH];
 	unsigned sends = 0;
+	struct pl_pkt p;
 	uint32_t len;
 	size_t off;
 	int i, k = 0;
@@ -212,8 +131,8 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 		}
 		slot[k] = (uint32_t)wc[i].wr_id;
 		if (verbs_decode_wc(rx, &wc[i], &off, &len) &&
-		    rx_one(rx, rx->ep.buf + off, len, now) && rx->reflect &&
-		    !rx->write_imm &&
+		    rx_one(rx, rx->ep.buf + off, len, now, &p) == PL_OK &&
+		    verbs_is_ping(&p) && rx->reflect && !rx->write_imm &&
 		    reflect_queue(rx, &wc[i], rx->ep.buf + off - rx->grh,
 				  sends)) {
 			sends++; /* its buffer comes back once sent */
@@ -229,85 +148,59 @@ static inline void rx_burst(struct verbs_rx *rx, const struct ibv_wc *wc, int n)
 /* >8 verbs-rx-burst */
 
 /* 8< verbs-poll-loop */
-/* Busy-poll the CQ from user space: no system call, no sleep. */
-void verbs_rx_loop(struct verbs_rx *rx)
+/*
+ * Poll the CQ from user space (no system call) and hand each burst to the
+ * run's handler; when it is empty, spin, or the idle step (--cq event).
+ * --hw-stamps reads the extended CQ instead, whose completions carry the
+ * stamp that struct ibv_wc has no room for.
+ */
+void verbs_rx_loop(void *arg)
 {
+	struct verbs_rx *rx = arg;
 	int n;
 
 	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
+		n = rx->stamped_cq
+			    ? hwstamp_verbs_poll(rx)
+			    : ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
 		rx->polls++;
-		if (n <= 0) {
-			rx->empty++;
+		if (n > 0) {
+			rx->on_burst(rx, n, pl_now_ns());
 			continue;
 		}
-		rx_burst(rx, rx->wc, n);
+		rx->empty++;
+		if (rx->on_idle)
+			rx->on_idle(rx);
 	}
 }
 /* >8 verbs-poll-loop */
 
-/* 8< verbs-event-loop */
-/*
- * Poll while there is work; when the CQ runs dry, arm it, poll once more
- * (a completion may have come in between), then sleep on the channel.
- */
-static void event_loop(struct verbs_rx *rx)
-{
-	struct pollfd pfd = { .fd = rx->ep.ch->fd, .events = POLLIN };
-	struct ibv_cq *cq;
-	void *cq_ctx;
-	bool armed = false;
-	int n;
-
-	while (!pl_run_done(rx->run, &rx->stats)) {
-		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
-		rx->polls++;
-		if (n > 0) {
-			rx_burst(rx, rx->wc, n);
-			continue;
-		}
-		rx->empty++;
-		if (!armed) {
-			ibv_req_notify_cq(rx->ep.cq, 0);
-			rx->arms++;
-			armed = true;
-			continue;
-		}
-		rx->waits++; /* poll(): sleep until the channel fd is ready */
-		if (poll(&pfd, 1, WAIT_MS) <= 0)
-			continue; /* a timeout, or a signal at the end */
-		rx->reads++;	  /* ibv_get_cq_event(): read() on the fd */
-		if (ibv_get_cq_event(rx->ep.ch, &cq, &cq_ctx))
-			continue;
-		rx->events++;
-		armed = false;
-		if (++rx->unacked == ACK_EVERY) {
-			ibv_ack_cq_events(cq, rx->unacked);
-			rx->unacked = 0;
-		}
-	}
-}
-/* >8 verbs-event-loop */
-
 /* Undo verbs_setup(), the last queue first. */
-static void verbs_teardown(struct verbs_rx *rxq)
+static void verbs_teardown(struct verbs_rx *rxq, const struct cfg *c)
 {
 	unsigned q;
 
-	for (q = rxq->nqueues; q-- > 0;) {
-		verbs_close(&rxq[q]);
-		if (q)
-			pl_stats_free(&rxq[q].stats);
-	}
+	for (q = verbs_queues(&c->v); q-- > 0;)
+		verbs_queue_close(rxq, q);
+}
+
+/* Say why setup failed, in one line; the exit code. */
+static int setup_error(const struct cfg *c, const struct verbs_rx *rx, int err)
+{
+	(void)c;
+	(void)rx;
+	fprintf(stderr, "pathlab-rx-verbs: setup: %s\n", strerror(-err));
+	return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)
 {
-	struct rx_cfg c;
 	static struct verbs_rx rxq[PL_MAX_QUEUES];
 	static struct pl_rx_stats total;
+	static struct pl_rx_window w;
+	static struct pl_run run;
 	struct verbs_rx *rx = &rxq[0];
-	struct pl_run run;
+	struct cfg c;
 	int err;
 
 	err = verbs_options(argc, argv, &c);
@@ -317,15 +210,14 @@ int main(int argc, char **argv)
 		return PL_EXIT_USAGE;
 	if (pl_rx_begin("pathlab-rx-verbs", &c.rx, &run, &rx->stats))
 		return PL_EXIT_USAGE;
-	err = verbs_setup(rxq, &run, &c);
-	if (err) {
-		fprintf(stderr, "pathlab-rx-verbs: setup: %s\n",
-			strerror(-err));
-		return err == -ENODEV ? PL_EXIT_SKIP : PL_EXIT_FAIL;
-	}
 	pl_stats_init(&total);
-	err = verbs_report(rx, &c, &total);
-	verbs_teardown(rxq);
+	err = verbs_setup(rxq, &run, &c, &w);
+	if (err)
+		return setup_error(&c, rx, err);
+	err = pl_rx_measure(&c.rx, &run, &w);
+	if (!err)
+		err = verbs_report(rxq, &c, &w, &total);
+	verbs_teardown(rxq, &c);
 	pl_stats_free(&total);
 	return pl_rx_end(&run, &rx->stats, err);
 }

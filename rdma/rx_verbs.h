@@ -4,6 +4,15 @@
  * completion decode, the repost), shared by rx_verbs.c (the skeleton:
  * setup, loop, teardown, main) and its feature files: report_verbs.c,
  * reflect_verbs.c, hwstamp_verbs.c, trace_verbs.c, gpu_verbs.c.
+ *
+ * The modes (--mode):
+ *   ud            unreliable datagram: SEND into posted buffers, a 40-byte
+ *                 GRH in front of each; no receive buffer, message dropped
+ *   rc            reliable connection: SEND; no receive buffer, the sender
+ *                 is told "receiver not ready" (RNR) and retries
+ *   rc_write_imm  RDMA WRITE with immediate into our ring: the data lands
+ *                 without a receive buffer; the immediate (the slot index)
+ *                 consumes one and is all our CPU sees
  */
 #ifndef PATHLAB_RX_VERBS_H
 #define PATHLAB_RX_VERBS_H
@@ -24,7 +33,7 @@
 
 enum { RX_CQ_POLL, RX_CQ_EVENT };
 
-struct rx_cfg {
+struct cfg {
 	struct pl_rx_opts rx; /* the options every receiver takes */
 	struct verbs_cfg v;
 	unsigned gid_index;
@@ -38,13 +47,21 @@ struct rx_cfg {
  * opts_verbs.c: the command line into c, its defaults first, checked: -1
  * to go on, or the exit code (0 after --help, 2 after a bad option).
  */
-int verbs_options(int argc, char **argv, struct rx_cfg *c);
+int verbs_options(int argc, char **argv, struct cfg *c);
 
 struct gpu_verbs;
 struct verbs_rx;
 
-/* A receive loop: runs until pl_run_done(). */
-typedef void rx_loop_fn(struct verbs_rx *rx);
+/*
+ * A burst handler: the n completions one poll returned (wc[0..n-1]),
+ * handed over at now; it reposts their buffers. The loop calls the one
+ * choose_loop() picked once per burst; the per-message step is inline in
+ * it.
+ */
+typedef void burst_fn(struct verbs_rx *rx, int n, uint64_t now);
+
+/* What the loop does when the CQ is empty (--cq event: arm, sleep). */
+typedef void idle_fn(struct verbs_rx *rx);
 
 /*
  * --hw-stamps (hwstamp_verbs.c): the receive CQ's completion stamps,
@@ -83,7 +100,7 @@ struct reflect_peer {
  * holds what is the run's: the snapshots and the report's figures.
  */
 struct verbs_rx {
-	const struct rx_cfg *cfg;
+	const struct cfg *cfg;
 	struct verbs_ep ep;
 	unsigned depth, batch, grh; /* grh: bytes before the payload */
 	bool write_imm;
@@ -108,14 +125,19 @@ struct verbs_rx {
 	uint64_t leftover, after_end, ud_dropped; /* after the run */
 	struct pl_sysctr before, after;
 	struct verbs_hwctr hw_before, hw_after;
-	rx_loop_fn *rx_loop;  /* chosen at setup (choose_loop()) */
-	rx_loop_fn *rx_plain; /* after the traced part */
+	bool stamped_cq;       /* --hw-stamps: poll the extended CQ */
+	burst_fn *on_burst;    /* chosen at setup (choose_loop()) */
+	burst_fn *plain_burst; /* after the traced part */
+	idle_fn *on_idle;      /* NULL: spin */
+	bool armed;	       /* --cq event: the CQ is armed */
 	struct pl_trace trace;
+	uint32_t traced;    /* --trace: messages traced so far */
 	struct pl_run *run; /* shared by every queue of the run */
 	struct pl_rx_stats stats;
 	struct ibv_recv_wr wr[VERBS_MAX_BATCH];
 	struct ibv_sge sge[VERBS_MAX_BATCH];
 	struct ibv_wc wc[VERBS_MAX_BATCH];
+	uint64_t stamp[VERBS_MAX_BATCH]; /* --hw-stamps: wc[i]'s, in ns */
 	struct ibv_send_wr swr[VERBS_MAX_BATCH]; /* --reflect */
 	struct ibv_sge ssge[VERBS_MAX_BATCH];
 };
@@ -177,6 +199,19 @@ static inline bool verbs_decode(struct verbs_rx *rx, bool write_imm,
 }
 /* >8 verbs-decode */
 
+/* Parse and account one message of len bytes at buf handed to us at now. */
+static inline enum pl_reason rx_one(struct verbs_rx *rx, const void *buf,
+				    size_t len, uint64_t now, struct pl_pkt *p)
+{
+	return pl_rx_payload(&rx->stats, buf, len, now, p);
+}
+
+/* A ping (flagged PL_FLAG_PING, not an end marker): --reflect sends it back. */
+static inline bool verbs_is_ping(const struct pl_pkt *p)
+{
+	return (p->flags & (PL_FLAG_PING | PL_FLAG_END)) == PL_FLAG_PING;
+}
+
 /* verbs_decode() of a plain work completion. */
 static inline bool verbs_decode_wc(struct verbs_rx *rx, const struct ibv_wc *wc,
 				   size_t *off, uint32_t *len)
@@ -215,19 +250,46 @@ static inline int verbs_post(struct verbs_rx *rx, const uint32_t *slot, int n)
 }
 /* >8 verbs-post-recv */
 
-/* rx_verbs.c: busy-poll the CQ from user space. */
-rx_loop_fn verbs_rx_loop;
+/*
+ * verbs_setup.c: queue q's device, CQ, registered ring and stats, in the
+ * run; the QP too unless rdma_cm makes it later. 0 or -errno. Undone by
+ * verbs_queue_close(), which undoes the connection too.
+ */
+int verbs_queue_open(struct verbs_rx *rxq, unsigned q, struct pl_run *run,
+		     const struct cfg *c);
+void verbs_queue_close(struct verbs_rx *rxq, unsigned q);
 
-/* trace_verbs.c: the traced loop, --trace N messages, then rx_plain. */
-rx_loop_fn verbs_traced_loop;
+/*
+ * verbs_setup.c, the window's first step (arg the queues): let the sender
+ * connect once we said we are ready, every queue's QP in turn, each on
+ * its own port; the last one takes the "before" snapshots. 0 or -errno.
+ */
+int verbs_accept_sender(void *arg);
 
-/* One burst of n completions in a traced loop: trace them while *unit <
+/*
+ * verbs_setup.c, the receive loop's idle step with --cq event: arm the
+ * empty CQ, poll once more, then sleep on the completion channel.
+ */
+idle_fn event_wait;
+
+/* rx_verbs.c: poll the CQ from user space, each burst to the handler. */
+void verbs_rx_loop(void *arg);
+
+/* rx_verbs.c: the plain handler: account, reflect, repost. */
+burst_fn verbs_plain_burst;
+
+/* trace_verbs.c: the traced handler, --trace N messages, then plain. */
+burst_fn verbs_traced_burst;
+
+/* One burst of n completions in a traced handler: trace them while *unit <
  * trace.units, repost their buffers; non-zero ends the run. */
-typedef int verbs_trace_burst_fn(struct verbs_rx *rx, int n, uint32_t *unit);
+typedef int verbs_trace_burst_fn(struct verbs_rx *rx, int n, uint64_t now,
+				 uint32_t *unit);
 
-/* Poll with burst_fn until --trace N messages are traced, then rx_plain:
- * the traced loops of the CPU and the GPU variant (trace_verbs.c). */
-void verbs_trace_loop(struct verbs_rx *rx, verbs_trace_burst_fn *burst_fn);
+/* A burst through fn; once --trace N messages are traced, the plain
+ * handler: the traced handlers of the CPU and the GPU variant. */
+void verbs_trace_step(struct verbs_rx *rx, int n, uint64_t now,
+		      verbs_trace_burst_fn *fn);
 
 /* trace_verbs.c: device, PD, CQ, MR (and QP with --oob) as setup events. */
 void verbs_trace_setup(struct verbs_rx *rx);
@@ -243,13 +305,13 @@ void verbs_trace_qp(struct verbs_rx *rx, const char *name);
  * refuses a CPU-copying device (exit 77), opens the GPU, places the ring
  * in device memory and chooses its loop; 0 or -errno.
  */
-int gpu_verbs_setup(struct verbs_rx *rx, const struct rx_cfg *c);
+int gpu_verbs_setup(struct verbs_rx *rx, const struct cfg *c);
 
 /* gpu_verbs.c: with --trace, record the registered device memory. */
-void gpu_verbs_trace(struct verbs_rx *rx);
+void gpu_verbs_trace_setup(struct verbs_rx *rx);
 
-/* gpu_verbs.c: the GPU variant's loops, plain and traced. */
-rx_loop_fn gpu_verbs_poll_loop, gpu_verbs_traced_loop;
+/* gpu_verbs.c: the GPU variant's handlers, plain and traced. */
+burst_fn gpu_verbs_burst, gpu_verbs_traced_burst;
 
 /* gpu_verbs.c: undo gpu_verbs_setup(), once the MR is gone. */
 void gpu_verbs_teardown(struct verbs_rx *rx);
@@ -288,8 +350,14 @@ void reflect_teardown(struct verbs_rx *rx);
  */
 int hwstamp_verbs_setup(struct verbs_rx *rx);
 
-/* hwstamp_verbs.c: the busy-polling loop over the extended CQ. */
-rx_loop_fn hwstamp_verbs_loop;
+/*
+ * hwstamp_verbs.c: poll the extended CQ, up to --batch completions into
+ * rx->wc[] and their stamps into rx->stamp[]; how many.
+ */
+int hwstamp_verbs_poll(struct verbs_rx *rx);
+
+/* hwstamp_verbs.c: the handler that splits each latency at its stamp. */
+burst_fn hwstamp_verbs_burst;
 
 /* hwstamp_verbs.c: the "hw_stamps" object of the verbs JSON. */
 void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
@@ -298,18 +366,24 @@ void hwstamp_verbs_json(struct pl_json *j, const struct verbs_rx *rx);
 void hwstamp_verbs_table(FILE *f, const struct verbs_rx *rx);
 
 /*
- * report_verbs.c: let the sender connect, run the loop (or every queue's)
- * between two snapshots of the counters, report; 0 or -errno.
+ * report_verbs.c: write the report of the run measured in w (the loop of
+ * every queue of rx); 0 or -errno.
  */
-int verbs_report(struct verbs_rx *rx, const struct rx_cfg *c,
-		 struct pl_rx_stats *total);
+int verbs_report(struct verbs_rx *rx, const struct cfg *c,
+		 const struct pl_rx_window *w, struct pl_rx_stats *total);
+
+/*
+ * report_verbs.c: the moment the loops end (arg the queues): drain the
+ * CQs, then read rxe's counters.
+ */
+void verbs_after_loop(void *arg);
 
 /* report_verbs.c: its parts */
 const char *rx_env_label(const struct verbs_where *w);
 uint64_t rx_verbs_syscalls(const struct verbs_rx *rx);
 void rx_verbs_account(struct verbs_rx *rx, struct pl_report *r);
 void rx_verbs_json(struct pl_json *j, void *arg);
-void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct rx_cfg *c);
+void rx_verbs_table(FILE *f, const struct verbs_rx *rx, const struct cfg *c);
 
 /* Send queue room: one per buffer with --reflect, else none is used. */
 static inline unsigned send_depth(const struct verbs_rx *rx)

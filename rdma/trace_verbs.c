@@ -70,17 +70,17 @@ void verbs_trace_posted(struct verbs_rx *rx)
 
 /*
  * Trace the completions of one poll while *unit < t->units and account
- * them all, as rx_burst() does; then repost their buffers in one call.
+ * them all, as verbs_plain_burst() does; then repost their buffers in one call.
  * A verbs_trace_burst_fn: 0, it never ends the run.
  */
-static int traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
+static int traced_burst(struct verbs_rx *rx, int n, uint64_t now,
+			uint32_t *unit)
 {
 	struct pl_trace *t = &rx->trace;
 	uint32_t slot[VERBS_MAX_BATCH], tunit[VERBS_MAX_BATCH],
 		tslot[VERBS_MAX_BATCH];
 	const struct ibv_wc *wc;
 	const uint8_t *buf;
-	uint64_t now = pl_now_ns();
 	enum pl_reason r;
 	struct pl_pkt p;
 	uint32_t len, imm;
@@ -101,7 +101,7 @@ static int traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 		imm = rx->write_imm ? rx->imm_last : 0;
 		buf = rx->ep.buf + off;
 		memset(&p, 0, sizeof(p));
-		r = pl_rx_payload(&rx->stats, buf, len, now, &p);
+		r = rx_one(rx, buf, len, now, &p);
 		if (*unit >= t->units)
 			continue;
 		tslot[tk] = slot[k - 1];
@@ -129,31 +129,18 @@ static int traced_burst(struct verbs_rx *rx, int n, uint32_t *unit)
 	return 0; /* the CPU loop never ends the run here */
 }
 
-void verbs_trace_loop(struct verbs_rx *rx, verbs_trace_burst_fn *burst_fn)
+void verbs_trace_step(struct verbs_rx *rx, int n, uint64_t now,
+		      verbs_trace_burst_fn *fn)
 {
-	struct pl_trace *t = &rx->trace;
-	uint32_t unit = 0;
-	int n;
-
-	verbs_trace_qp(rx, "QP after the accept");
-	while (unit < t->units && !pl_run_done(rx->run, &rx->stats)) {
-		n = ibv_poll_cq(rx->ep.cq, (int)rx->batch, rx->wc);
-		rx->polls++;
-		if (n <= 0) {
-			rx->empty++;
-			continue;
-		}
-		if (burst_fn(rx, n, &unit)) {
-			pl_trace_close(t);
-			return; /* an error that ends the run */
-		}
-	}
-	pl_trace_close(t);
-	rx->rx_plain(rx);
+	/* An error ends the run: no plain handler, nothing more traced. */
+	if (!fn(rx, n, now, &rx->traced) && rx->traced < rx->trace.units)
+		return;
+	pl_trace_close(&rx->trace);
+	rx->on_burst = rx->plain_burst;
 }
 
-/* Trace the first messages, then hand over to the plain loop. */
-void verbs_traced_loop(struct verbs_rx *rx)
+/* Trace the first messages, then hand over to the plain handler. */
+void verbs_traced_burst(struct verbs_rx *rx, int n, uint64_t now)
 {
-	verbs_trace_loop(rx, traced_burst);
+	verbs_trace_step(rx, n, now, traced_burst);
 }

@@ -19,19 +19,6 @@
 
 #include <errno.h>
 
-/* Parse and account one frame handed to us at now (given). */
-static inline void rx_one(struct xsk_rx *rx, const void *frame, uint32_t len,
-			  uint64_t now)
-{
-	struct pl_pkt p;
-	enum pl_reason r = pl_parse_frame(frame, len, rx->port, &p);
-
-	if (r == PL_OK)
-		pl_stats_good(&rx->stats, &p, now);
-	else
-		pl_stats_reject(&rx->stats, r);
-}
-
 /* Hand every frame of the UMEM to the kernel through the fill ring. */
 int ex_fill_all(struct xsk_rx *rx, unsigned frames, unsigned frame_size)
 {
@@ -43,21 +30,23 @@ int ex_fill_all(struct xsk_rx *rx, unsigned frames, unsigned frame_size)
 	return 0;
 }
 
-/* Take a batch off the RX ring and give the frames back to the fill ring. */
-unsigned ex_rx_burst(struct xsk_rx *rx)
+/*
+ * The plain handler, as xsk_plain_burst(): parse and account every frame
+ * of the burst (n descriptors from idx_rx on), in place, then give the
+ * frames back to the fill ring.
+ */
+static void plain_burst(struct xsk_rx *rx, uint32_t idx_rx, uint32_t n,
+			uint64_t now)
 {
-	uint32_t idx_rx, idx_fq = 0, i, n;
-	uint64_t now;
+	struct pl_pkt p;
+	uint32_t idx_fq = 0, i;
 
-	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
-	if (!n)
-		return 0;
-	now = pl_now_ns();
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d =
 			xsk_ring_cons__rx_desc(&rx->rx, idx_rx + i);
 
-		rx_one(rx, xsk_umem__get_data(rx->area, d->addr), d->len, now);
+		rx_one(rx, xsk_umem__get_data(rx->area, d->addr), d->len, now,
+		       &p);
 	}
 	/*
 	 * Exercise 6.2: the n frames are ours until they are on the fill
@@ -68,5 +57,18 @@ unsigned ex_rx_burst(struct xsk_rx *rx)
 	(void)idx_fq;
 
 	/* Exercise 6.3: and the RX ring's slots? */
+}
+
+/*
+ * One turn of xsk_rx_loop(): take a burst off the RX ring and hand it to
+ * plain_burst(); returns how many there were.
+ */
+unsigned ex_rx_burst(struct xsk_rx *rx)
+{
+	uint32_t idx_rx, n;
+
+	n = xsk_ring_cons__peek(&rx->rx, rx->batch, &idx_rx);
+	if (n)
+		plain_burst(rx, idx_rx, n, pl_now_ns());
 	return n;
 }

@@ -10,8 +10,8 @@
 GCC_SRC_COMMON=(budget clock hist ifname json link mgmt nicclock napi opt out
 	report run rtt rx stats sysctr trace wire)
 GCC_SRC_GPU=(gpu gpu_consume gpu_sim gpu_report gpu_pci)
-GCC_SRC_SOCKET=(rx_socket report_socket reflect_socket hwstamp_socket
-	trace_socket gpu_socket opts_socket)
+GCC_SRC_SOCKET=(rx_socket socket_setup report_socket reflect_socket
+	hwstamp_socket trace_socket gpu_socket opts_socket)
 GCC_SRC_GEN=(gen gen_udp gen_packet gen_pingpong)
 
 # Compile SRC into OBJ with the project's flags (and EXTRA ones).

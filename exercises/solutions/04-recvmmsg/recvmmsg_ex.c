@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Exercise 4: recvmmsg() batching on the kernel path. Reference solution:
- * init_msgs() and socket_rx_loop() of kernel-stack/rx_socket.c.
+ * init_msgs() of kernel-stack/socket_setup.c, socket_rx_loop() and
+ * socket_plain_burst() of kernel-stack/rx_socket.c.
  */
 #include "recvmmsg_ex.h"
 
@@ -22,12 +23,32 @@ void ex_init_msgs(struct sock_rx *rx)
 	}
 }
 
-/* Receive a batch in one system call; the kernel copies each payload. */
-int ex_recv_batch(struct sock_rx *rx)
+/*
+ * The plain handler, as socket_plain_burst(): parse and account every
+ * datagram of the burst, which arrived at now.
+ */
+static void plain_burst(struct sock_rx *rx, int n, uint64_t now)
 {
 	struct pl_pkt p;
-	uint64_t now;
-	int n = 0, i;
+	int i;
+
+	/* Exercise 4.3 */
+	for (i = 0; i < n; i++) {
+		/* Cut to the buffer: what is left cannot be trusted. */
+		if (rx->msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
+			pl_stats_reject(&rx->stats, PL_BAD_UDP_LEN);
+		else
+			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
+	}
+}
+
+/*
+ * One turn of socket_rx_loop(): receive a batch in one system call (the
+ * kernel copies each payload) and hand it to plain_burst().
+ */
+int ex_recv_batch(struct sock_rx *rx)
+{
+	int n = 0;
 
 	/* Exercise 4.2 */
 	n = recvmmsg(rx->fd, rx->msgs, rx->batch, rx->flags, NULL);
@@ -37,14 +58,6 @@ int ex_recv_batch(struct sock_rx *rx)
 		return 0;
 	}
 
-	now = pl_now_ns();
-	/* Exercise 4.3 */
-	for (i = 0; i < n; i++) {
-		/* Cut to the buffer: what is left cannot be trusted. */
-		if (rx->msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
-			pl_stats_reject(&rx->stats, PL_BAD_UDP_LEN);
-		else
-			rx_one(rx, rx->bufs[i], rx->msgs[i].msg_len, now, &p);
-	}
+	plain_burst(rx, n, pl_now_ns());
 	return n;
 }

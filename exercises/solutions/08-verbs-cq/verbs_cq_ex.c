@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Exercise 8: posting receives and polling the completion queue.
- * Reference solution: verbs_post() of rdma/rx_verbs.h, rx_burst() and
- * verbs_rx_loop() of rdma/rx_verbs.c, for a UD queue pair.
+ * Reference solution: verbs_post() of rdma/rx_verbs.h, verbs_plain_burst()
+ * and verbs_rx_loop() of rdma/rx_verbs.c, for a UD queue pair.
  */
 #include "verbs_cq_ex.h"
 #include "clock.h"
@@ -48,10 +48,14 @@ int ex_post_slots(struct ex_verbs_rx *rx, const uint32_t *slot, int n)
 	return n ? -ibv_post_recv(rx->qp, rx->wr, &bad) : 0;
 }
 
-/* Account a burst of completions, then give their buffers back. */
-static void rx_burst(struct ex_verbs_rx *rx, const struct ibv_wc *wc, int n)
+/*
+ * The plain handler, as verbs_plain_burst(): account every completion of
+ * the burst (in rx->wc; the messages arrived at now), then give their
+ * buffers back.
+ */
+static void plain_burst(struct ex_verbs_rx *rx, int n, uint64_t now)
 {
-	uint64_t now = pl_now_ns();
+	const struct ibv_wc *wc = rx->wc;
 	uint32_t slot[EX_MAX_BATCH];
 	int i, k = 0;
 
@@ -72,7 +76,10 @@ static void rx_burst(struct ex_verbs_rx *rx, const struct ibv_wc *wc, int n)
 		rx->post_errors++;
 }
 
-/* One poll of the CQ from user space: no system call, no sleep. */
+/*
+ * One turn of verbs_rx_loop(): one poll of the CQ from user space (no
+ * system call, no sleep), the burst to plain_burst().
+ */
 int ex_poll_once(struct ex_verbs_rx *rx)
 {
 	int n = 0;
@@ -84,6 +91,6 @@ int ex_poll_once(struct ex_verbs_rx *rx)
 		rx->empty++;
 		return 0;
 	}
-	rx_burst(rx, rx->wc, n);
+	plain_burst(rx, n, pl_now_ns());
 	return n;
 }
