@@ -417,7 +417,7 @@ static bool check_queues(const struct tx_cfg *c)
 }
 
 /*
- * --pingpong: SENDs the receiver can reflect on one QP, nothing malformed, a
+ * --pingpong: SENDs the receiver can reflect, nothing malformed, a
  * warm-up shorter than the run (default 100, or a tenth of a --count
  * below 1000, as pathlab-gen). 0 or -EINVAL.
  */
@@ -428,13 +428,6 @@ static int check_pingpong(struct tx_cfg *c)
 	if (c->v.mode == VERBS_RC_WRITE_IMM || c->corrupt_every) {
 		fprintf(stderr, "pathlab-tx-verbs: --pingpong needs --mode ud "
 				"or rc and no --corrupt-every\n");
-		return -EINVAL;
-	}
-	if (verbs_queues(&c->v) > 1) {
-		/* One ping in flight at a time: a second QP would idle. */
-		fprintf(stderr,
-			"pathlab-tx-verbs: --pingpong keeps one ping in "
-			"flight on one QP: no --queues\n");
 		return -EINVAL;
 	}
 	c->v.duplex = true; /* replies complete on the sends' CQs */

@@ -340,11 +340,6 @@ one_run() {
 		echo "skipped ($(cat "$base.skipped"))"
 		return 0
 	fi
-	if [ "$wl" = rtt ] && [ "$QUEUES" != 1 ]; then
-		echo "round trips keep one ping in flight on one QP: not with --queues $QUEUES" >"$base.skipped"
-		echo "skipped ($(cat "$base.skipped"))"
-		return 0
-	fi
 	rx_args=(--mode "$mode" --device "$RX_DEV" --ib-port "$RX_PORT"
 		--count "$n" --idle-timeout 1000 --timeout "$wait_ms" --workload "$wl"
 		--cpu "$RX_CPU" --env "$ENV_LABEL" --ready "$base.ready" --gpu "$gpu"
