@@ -286,7 +286,7 @@ class Runner:
         except Exception as e:  # a check that cannot be evaluated fails
             ok, why = False, "%s: %s" % (type(e).__name__, e)
         else:
-            why = "false"
+            why = "false" + _false_parts(expr, ns)
         if ok:
             self.passed += 1
             self.say("ok: %s: %s" % (where, expr))
@@ -306,6 +306,19 @@ class Runner:
             for b in self.bg:
                 self.stop(b)
         return self.failed
+
+
+def _false_parts(expr, ns):
+    """Which operands of a top-level "and" are false, to say so."""
+    parts = expr.split(" and ")
+    bad = []
+    for p in parts if len(parts) > 1 else []:
+        try:
+            if not eval(p, dict(ns, __builtins__={})):
+                bad.append(p.strip())
+        except Exception:  # not a whole expression: say nothing of it
+            return ""
+    return ": " + "; ".join(bad) if bad else ""
 
 
 def tail(text, n=25):

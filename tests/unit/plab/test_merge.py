@@ -31,6 +31,19 @@ class Merge(unittest.TestCase):
         self.assertEqual(r["tool"], "pathlab-rx-socket")
         self.assertNotIn("tcpdump_seen", r)
 
+    def test_no_marker_seen(self):
+        # Every marker was dropped (xsk_rx_dropped counted the 3 with the
+        # datagrams): the receiver never saw one and cannot say so.
+        rx = {"received": 69747, "end_markers": 0, "end_markers_lost": 0,
+              "drops": {"xsk_rx_dropped": 109960}}
+        gen = {"sent": 300000, "end_markers_sent": 3,
+               "drops": {"tx_link_dropped": 120296}}
+        self.assertEqual(merge.merge(rx, gen)["unattributed"], 0)
+        # A receiver that saw its marker keeps its own count.
+        rx.update(end_markers=1, end_markers_lost=1,
+                  drops={"xsk_rx_dropped": 109958})
+        self.assertEqual(merge.merge(rx, gen)["unattributed"], 0)
+
     def test_negative_unattributed_kept(self):
         r = merge.merge({"received": 1000, "drops": {"x": 3}}, {"sent": 1000})
         self.assertEqual(r["lost"], 0)
