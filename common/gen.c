@@ -430,6 +430,21 @@ static void write_threads(struct pl_json *j)
 	pl_json_endarr(j);
 }
 
+/*
+ * The datagrams the sending link dropped after a successful send. A packet
+ * socket hears of a drop on veth (NET_XMIT_DROP becomes ENOBUFS) and the
+ * frame is sent again: the link counted those refusals too, and they are
+ * not lost. UDP never hears of one (it counts it in SndbufErrors).
+ */
+static uint64_t link_dropped_after_send(const struct gen_cfg *c,
+					const struct gen_result *r,
+					const struct pl_sysctr *d)
+{
+	uint64_t refused = c->tx == GEN_TX_PACKET ? r->enobufs : 0;
+
+	return d->link_tx_dropped > refused ? d->link_tx_dropped - refused : 0;
+}
+
 /* The generator's JSON: what it sent, and what its side of the link lost. */
 static void write_json(FILE *f, const struct gen_cfg *c,
 		       const struct gen_result *r, const struct pl_rtt *rtt)
@@ -487,7 +502,7 @@ static void write_json(FILE *f, const struct gen_cfg *c,
 			    ? d.udp_sndbuf_errors - d.link_tx_dropped -
 				      r->enobufs
 			    : 0);
-	pl_json_u64(&j, "tx_link_dropped", d.link_tx_dropped);
+	pl_json_u64(&j, "tx_link_dropped", link_dropped_after_send(c, r, &d));
 	pl_json_end(&j);
 	pl_json_obj(&j, "counters");
 	pl_json_u64(&j, "udp_sndbuf_errors", d.udp_sndbuf_errors);
@@ -650,12 +665,12 @@ static void print_summary(const struct gen_cfg *c, const struct gen_result *r,
 	 * link (veth: its peer's ring was full). The receiver cannot count
 	 * those: its "unattributed" holds them when it runs on its own.
 	 */
-	if (d.link_tx_dropped)
+	if (link_dropped_after_send(c, r, &d))
 		fprintf(stderr,
 			"pathlab-gen: %llu of them dropped by the sending link "
 			"after the send (TX dropped): a receiver run on its "
 			"own counts them as unattributed\n",
-			(unsigned long long)d.link_tx_dropped);
+			(unsigned long long)link_dropped_after_send(c, r, &d));
 	if (rtt)
 		pl_rtt_print(stderr, "pathlab-gen", rtt);
 }

@@ -265,6 +265,10 @@ int pl_rx_measure(const struct pl_rx_opts *o, struct pl_run *run,
 	err = pl_run_start(run);
 	if (err)
 		return err;
+	/* In two terminals, the line that says the sender may start now. */
+	if (!o->quiet)
+		fprintf(stderr, "%s: ready on %s, waiting for traffic\n",
+			run->prog, w->ifname ? w->ifname : "its device");
 	if (pl_rx_queues(o) > 1) {
 		err = run_queues(o, run, w);
 	} else {

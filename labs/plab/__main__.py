@@ -11,6 +11,8 @@
                                 the trade-off table of a --tradeoffs run
   tradeoffs-undo                remove a counting rule left here
   docs render|numbers|refresh   the measured blocks of the Markdown
+  guide-test GUIDE.md [TMPDIR]  run a guide's commands as written and check
+                                what it says they show (needs root)
 """
 
 import os

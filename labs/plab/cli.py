@@ -93,11 +93,17 @@ def cmd_docs(args):
     return docs.main(args)
 
 
+def cmd_guide_test(args):
+    """guide-test GUIDE.md [TMPDIR]: a guide's commands and claims."""
+    from . import guidetest
+    return guidetest.main(args)
+
+
 COMMANDS = {"plots": cmd_plots, "figure": cmd_figure, "table": cmd_table,
             "summary": cmd_summary, "merge": cmd_merge,
             "compare": cmd_compare, "tradeoffs": cmd_tradeoffs,
             "tradeoffs-undo": cmd_tradeoffs_undo,
-            "docs": cmd_docs}
+            "docs": cmd_docs, "guide-test": cmd_guide_test}
 
 
 def main(argv, doc):

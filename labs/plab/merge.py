@@ -13,6 +13,8 @@ rtt_ns, beside the receiver's one-way latency_ns.
 As a command (for the shell that runs the VM's rows and the tests):
   python3 labs/plab merge RX.json GEN.json [--tcpdump N]
           [--tcpdump-dropped N] [--env-note TEXT] > RUN.json
+  python3 labs/plab merge RX.json GEN.json --accounting
+          one line for pathlab run: every sent packet, where it went
 """
 
 import json
@@ -75,6 +77,28 @@ def merge(rx, gen, tcpdump=None, tcpdump_dropped=None, env_note=None):
     return run
 
 
+def accounting(run):
+    """Where every packet of a merged run went, as one line of text."""
+    def n(v):
+        return "{:,}".format(v)
+    parts = ["%s %s" % (k, n(v)) for k, v in sorted(run["drops"].items())
+             if v]
+    line = "pathlab run: both ends: sent %s, received %s, lost %s" % (
+        n(run["sent"]), n(run.get("received") or 0), n(run["lost"]))
+    if run["lost"] or parts:
+        line += " = " + (" + ".join(parts) if parts else "no drop counter")
+    line += "; unattributed %s" % n(run["unattributed"])
+    bad = run["gen"].get("bad_sent") or 0
+    if bad and run["unattributed"]:
+        line += " (the sender also sent %s malformed frames, which the " \
+            "kernel's drop counters count with the datagrams)" % n(bad)
+    elif run["unattributed"]:
+        line += " (lost where neither end has a counter)" \
+            if run["unattributed"] > 0 else \
+            " (the drop counters counted more than was lost)"
+    return line
+
+
 def read_json(path):
     """The object in file PATH; ValueError naming the file if it is not."""
     try:
@@ -96,6 +120,7 @@ def main(argv):
     ap.add_argument("--tcpdump", type=int)
     ap.add_argument("--tcpdump-dropped", type=int)
     ap.add_argument("--env-note")
+    ap.add_argument("--accounting", action="store_true")
     a = ap.parse_args(argv)
     try:
         run = merge(read_json(a.rx), read_json(a.gen), a.tcpdump,
@@ -103,5 +128,5 @@ def main(argv):
     except ValueError as e:
         print("plab merge: %s" % e, file=sys.stderr)
         return 1
-    print(json.dumps(run, indent=2))
+    print(accounting(run) if a.accounting else json.dumps(run, indent=2))
     return 0
