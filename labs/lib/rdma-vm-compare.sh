@@ -48,14 +48,19 @@
 # The rtt workload: the receiver reflects (--reflect), the sender times
 # whole round trips (--pingpong); rc_write_imm has no reflect mode and the
 # GPU variants do not reflect: skipped. --queues N: N QPs on each end, one
-# CQ and thread each, and 4 flows per QP from the sender.
+# CQ and thread each, and 4 flows per QP from the sender; round trips
+# alternate between the QPs, and where the receiver's N busy pollers and
+# the sender's do not each get a CPU of their own (the VM's 2 vCPUs), the
+# receiver sleeps on its CQs' events (--cq event), which the run's note
+# says.
 # --plan FILE (what pathlab compare gives): the runs in that order, one a
 # line, "REF MODE SIZE WORKLOAD GPU TRIAL" (REF "-" for ours; a trial
 # after the first adds -tTRIAL to the file names). REF ib_send_bw or
 # ib_send_lat runs perftest on the same devices and cores: the server's
 # result line stays in ib_*-verbs-MODE-SIZE-WORKLOAD[-tN].srv, which
 # compare reads. Every run prints one line as it ends; a failed one leaves
-# its reason in BASE.error too.
+# its reason in BASE.error too: each end's exit status (a timeout named as
+# one), what its JSON says it did, and the last lines of its stderr.
 # shellcheck source-path=SCRIPTDIR
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -228,7 +233,7 @@ run_tx() {
 	local base=$1 secs=$2 rx_pid=$3 a cmd="" rc=0 t
 	shift 3
 	if [ -z "$PEER" ]; then
-		timeout "$secs" "$TX" "$@" --json "$base.gen.json" --quiet \
+		timeout -k 15 "$secs" "$TX" "$@" --json "$base.gen.json" --quiet \
 			>"$base.gen.out" 2>"$base.gen.err"
 		return
 	fi
@@ -317,12 +322,65 @@ run_failed() {
 	echo "$2" >"$1.error"
 }
 
+# Print what exit status RC means for a command bounded by `timeout SECS`.
+exit_words() {
+	case $1 in
+	124) echo "exit 124 (still running after its $2 s limit: stopped by timeout)" ;;
+	137) echo "exit 137 (still running 15 s after its $2 s limit: killed)" ;;
+	*) echo "exit $1" ;;
+	esac
+}
+
+# Print the last lines of FILE on one line, or that it is empty.
+err_tail() {
+	if [ -s "$1" ]; then
+		tail -n 3 "$1" | paste -sd'|' -
+	else
+		echo "nothing"
+	fi
+}
+
+# Print why run BASE failed, on one line: each end's exit status (RC_TX
+# and RC_RX, under limits of TX_S and RX_S seconds), what its JSON says it
+# did when it wrote one, and its last words on stderr.
+why_failed() {
+	local base=$1 rc_tx=$2 rc_rx=$3 tx_s=$4 rx_s=$5 tx rx
+	tx=$(jq -r '"sent \(.sent) of \(.count_requested)"
+		+ (if .rtt then ", \(.rtt.samples) round trips timed, \(.rtt.timeouts) pings unanswered" else "" end)
+		+ (if (.last_error // "") != "" then ", last error: \(.last_error)" else "" end)' \
+		"$base.gen.json" 2>/dev/null) || tx="no JSON"
+	rx=$(jq -r '"received \(.received)"
+		+ (if (.queues // []) | length > 1 then " (QPs " + ([.queues[].received | tostring] | join("+")) + ")" else "" end)
+		+ (if (.verbs.last_wc_error // "") != "" then ", last error: \(.verbs.last_wc_error)" else "" end)' \
+		"$base.rx.json" 2>/dev/null) || rx="no JSON"
+	echo "sender $(exit_words "$rc_tx" "$tx_s"): ${tx:-no JSON}; its stderr: $(err_tail "$base.gen.err")" \
+		"| receiver $(exit_words "$rc_rx" "$rx_s"): ${rx:-no JSON}; its stderr: $(err_tail "$base.rx.err")"
+}
+
+# Whether every busy poller of a round trip has a CPU of its own: the
+# receiver's queue q runs on RX_CPU + q modulo the CPU count (common/rx.c),
+# the sender (when it runs here) on TX_CPU. One ping is in flight at a
+# time, so a poller that shares its CPU with another holds the CPU the
+# other needs until the scheduler takes it away: a slice (milliseconds)
+# per ping.
+pollers_fit() {
+	local n q here=1
+	n=$(getconf _NPROCESSORS_ONLN)
+	[ -z "$PEER" ] || here=0
+	[ $((QUEUES + here)) -le "$n" ] || return 1
+	[ "$here" = 1 ] && [ -n "$TX_CPU" ] || return 0
+	for ((q = 0; q < QUEUES; q++)); do
+		[ $(((RX_CPU + q) % n)) != "$TX_CPU" ] || return 1
+	done
+}
+
 # One run of MODE at frame SIZE with workload WL (count N, rate R), with
 # the receiver's GPU variant KIND unless it is none; TRIAL (default 0)
 # after the first adds -tTRIAL to its files.
 one_run() {
 	local mode=$1 size=$2 wl=$3 n=$4 rate=$5 gpu=$6 trial=${7:-0} base rx_pid rc seen="" drop=""
 	local rx_args=() tx_args=() wait_ms=30000 note=$ENV_NOTE dev s0="" s1=""
+	local rc_rx rx_s tx_s
 	base=$OUT/verbs-$mode-$size-$wl
 	[ "$gpu" = none ] || base=$base-gpu-$gpu
 	[ "$trial" = 0 ] || base=$base-t$trial
@@ -347,7 +405,19 @@ one_run() {
 	[ -z "$RX_GID" ] || rx_args+=(--gid-index "$RX_GID")
 	[ "$QUEUES" = 1 ] || rx_args+=(--queues "$QUEUES")
 	[ "$wl" != rtt ] || rx_args+=(--reflect)
-	timeout $((60 + wait_ms / 1000 - 30 + n / 2000)) "$RX" "${rx_args[@]}" >"$base.rx.out" 2>"$base.rx.err" &
+	# Round trips over more QPs than the pollers have CPUs (the VM's 2
+	# vCPUs: QP 1's thread lands on the sender's): the receiver's threads
+	# sleep on their CQ's events between pings, as a blocking far end
+	# does, so that each answers once woken.
+	if [ "$wl" = rtt ] && [ "$QUEUES" != 1 ] && ! pollers_fit; then
+		rx_args+=(--cq event)
+		note+="; the receiver's $QUEUES QPs wait on CQ events (--cq event): with one ping in flight, $QUEUES busy-polling threads and the sender's do not fit $(getconf _NPROCESSORS_ONLN) CPUs"
+	fi
+	# The receiver outlives a sender stopped at its limit (which then
+	# sends its end markers and writes its JSON): each says what it saw.
+	tx_s=$((60 + n / 2000))
+	rx_s=$((tx_s + 20 + wait_ms / 1000 - 30))
+	timeout -k 15 "$rx_s" "$RX" "${rx_args[@]}" >"$base.rx.out" 2>"$base.rx.err" &
 	rx_pid=$!
 	for rc in $(seq 200); do
 		[ -e "$base.ready" ] || ! kill -0 $rx_pid 2>/dev/null && break
@@ -381,18 +451,18 @@ one_run() {
 		tx_args+=(--flows $((4 * QUEUES)))
 	fi
 	[ "$IN_VM" = 0 ] || s0=$(rx_cpu_sample)
-	run_tx "$base" $((60 + n / 2000)) "$rx_pid" "${tx_args[@]}"
+	run_tx "$base" "$tx_s" "$rx_pid" "${tx_args[@]}"
 	rc=$?
-	wait $rx_pid || rc=$((rc + 100))
+	wait $rx_pid
+	rc_rx=$?
 	[ "$IN_VM" = 0 ] || s1=$(rx_cpu_sample)
 	if [ -n "${TD_PID:-}" ] && [ "$wl" = visibility ]; then
 		read -r seen drop < <(td_stop "$TD_PID" "$base.tcpdump.err")
 		TD_PID=
 	fi
-	if [ $rc != 0 ] || ! jq -e . "$base.rx.json" "$base.gen.json" >/dev/null 2>&1; then
-		run_failed "$base" "exit $rc: $(jq -r '"sender: " + (.last_error // empty)' \
-			"$base.gen.json" 2>/dev/null) $(tail -q -n 3 "$base.rx.err" \
-			"$base.gen.err" 2>/dev/null | paste -sd'|' -)"
+	if [ $rc != 0 ] || [ $rc_rx != 0 ] ||
+		! jq -e . "$base.rx.json" "$base.gen.json" >/dev/null 2>&1; then
+		run_failed "$base" "$(why_failed "$base" $rc $rc_rx "$tx_s" "$rx_s")"
 		return 1
 	fi
 	if [ -n "$PEER" ]; then
@@ -416,7 +486,8 @@ one_run() {
 		| "\(($r.pps // 0) / 100 | round / 10) kpps, received \($r.received) of \($g.sent) sent"
 		+ (if $r.workload == "latency" then ", p50 \($r.latency_ns.p50 / 100 | round / 10) us one-way" else "" end)
 		+ (if $r.workload == "visibility" then ", tcpdump saw \($seen)" else "" end)
-		+ (if $g.rtt then ", round trip p50 \($g.rtt.p50_ns / 100 | round / 10) us" else "" end)' \
+		+ (if $g.rtt then ", round trip p50 \($g.rtt.p50_ns / 100 | round / 10) us" else "" end)
+		+ (if $r.verbs.cq == "event" then " (receiver on CQ events)" else "" end)' \
 		--argjson seen "${seen:-null}"
 }
 

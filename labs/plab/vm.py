@@ -155,13 +155,19 @@ class Verbs:
         self.collect(rc, log, i - done)
 
     def collect(self, rc, log, shown):
-        """Keep the runs the harness wrote; count its failures once."""
+        """Keep the runs the harness wrote; count its failures once. A run
+        the harness said FAILED (NAME.error) is failed here too, whatever
+        else it left (a perftest server's result line beside a failed
+        client), so that both count the same runs."""
         ctx = self.ctx
         failed = 0
         vm = self.vm_info()
         for s in self.specs:
             base = os.path.join(ctx.raw, s.name)
-            if os.path.exists(base + ".merge.json") or s.reference:
+            err = base + ".error"
+            harness_failed = os.path.exists(err)
+            if not harness_failed and (os.path.exists(base + ".merge.json")
+                                       or s.reference):
                 run = references.load_verbs_run(ctx, s, base)
                 if run is not None:
                     if self.where == "vm":
@@ -174,13 +180,14 @@ class Verbs:
                         "the verbs rows' whole run"
                     ctx.ledger.ok(run)
                     continue
-            if os.path.exists(base + ".skipped"):
+            if not harness_failed and os.path.exists(base + ".skipped"):
                 ctx.ledger.skipped += 1
                 continue
             failed += 1
-            err = base + ".error"
-            why = open(err).read() if os.path.exists(err) else \
-                "no result from the harness (exit %d); see %s" % (rc, log)
+            why = "no result from the harness (exit %d); see %s" % (rc, log)
+            if harness_failed:
+                with open(err, errors="replace") as f:
+                    why = f.read()
             ctx.ledger.fail(s.name, engine.spec_what(s), why)
         if rc != 0 and failed == 0:
             ctx.ledger.fail("verbs-harness", {"path": "verbs"},
