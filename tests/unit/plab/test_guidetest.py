@@ -40,6 +40,14 @@ class Guide(unittest.TestCase):
         self.assertIn("no match for", out)
         self.assertIn("    | rate 12.5 kpps", out)
 
+    def test_colours_left_out(self):
+        # jq on a terminal (the Soft-RoCE VM's console) colours its JSON.
+        p, f, out = run_guide(
+            "```\nprintf '\\033[1;39m{\\033[0m\\n  \\033[34;1m\"n\"'\n"
+            "printf '\\033[0m: \\033[0;39m3\\033[0m\\n}\\n'\n```\n"
+            "<!-- see: j['n'] == 3 and has(r'^  \"n\": 3$') -->\n")
+        self.assertEqual((p, f), (2, 0), out)
+
     def test_shown_blocks_not_run(self):
         p, f, out = run_guide("```text\nexit 3\n```\n```c\nint x;\n```\n")
         self.assertEqual((p, f), (0, 0), out)
