@@ -464,6 +464,13 @@ static void json_costs(struct pl_json *j, const struct pl_report *r,
 	pl_json_u64(j, "ctx_switches_voluntary", d->self_nvcsw);
 }
 
+/* True when the kernel's part of the receive cost was measured. */
+static bool kernel_measured(const struct figures *f)
+{
+	return !strcmp(f->kernel_source, "napi_threads") ||
+	       !strcmp(f->kernel_source, "napi_threads_changed");
+}
+
 /* What the kernel's part of the receive cost stands on, in words. */
 static const char *kernel_note(const struct figures *f)
 {
@@ -733,12 +740,19 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 		" busy %.3f s (softirq %.3f steal %.3f)\n",
 		(double)f.d.self_run_ns / 1e9, f.d.self_user_s, f.d.self_sys_s,
 		f.busy_s, f.d.all.softirq_s, f.d.all.steal_s);
-	fprintf(out,
-		"  receive   %.0f cycles/pkt on the receiving cores: kernel "
-		"%.0f"
-		" (%s) + app %.0f (busy share %.2f)\n",
-		f.rcv_kernel + f.rcv_app, f.rcv_kernel, f.kernel_source,
-		f.rcv_app, f.busy_share);
+	if (kernel_measured(&f))
+		fprintf(out,
+			"  receive   %.0f cycles/pkt on the receiving cores: "
+			"kernel %.0f (%s) + app %.0f (busy share %.2f)\n",
+			f.rcv_kernel + f.rcv_app, f.rcv_kernel, f.kernel_source,
+			f.rcv_app, f.busy_share);
+	else
+		fprintf(out,
+			"  receive   app %.0f cycles/pkt (busy share %.2f); "
+			"the "
+			"kernel's share not measured (%s): no total, read "
+			"system-wide cycles\n",
+			f.rcv_app, f.busy_share, f.kernel_source);
 	fprintf(out,
 		"  placement %s (receiver cpu %d, NAPI thread cpu %d)  waited "
 		"for a CPU: receiver %.1f%% NAPI %.1f%% of the run%s\n",
@@ -760,12 +774,22 @@ void pl_report_table(FILE *out, const struct pl_report *r)
 			(unsigned long long)r->gpu_bad,
 			r->pcie_crossings_per_packet,
 			r->pcie_source ? r->pcie_source : "");
-	fprintf(out,
-		"  budget    at 10 GbE / %u B a core has %.1f cycles per "
-		"packet (100 GbE: %.1f); this path spent %.0f on the "
-		"receiving cores (%.0f system-wide, generator included)\n",
-		f.b10.frame_bytes, f.b10.cycles_per_frame,
-		f.b100.cycles_per_frame, f.rcv_kernel + f.rcv_app, f.cyc_sys);
+	if (kernel_measured(&f))
+		fprintf(out,
+			"  budget    at 10 GbE / %u B a core has %.1f cycles "
+			"per packet (100 GbE: %.1f); this path spent %.0f on "
+			"the receiving cores (%.0f system-wide, generator "
+			"included)\n",
+			f.b10.frame_bytes, f.b10.cycles_per_frame,
+			f.b100.cycles_per_frame, f.rcv_kernel + f.rcv_app,
+			f.cyc_sys);
+	else
+		fprintf(out,
+			"  budget    at 10 GbE / %u B a core has %.1f cycles "
+			"per packet (100 GbE: %.1f); this path spent %.0f "
+			"system-wide (generator included)\n",
+			f.b10.frame_bytes, f.b10.cycles_per_frame,
+			f.b100.cycles_per_frame, f.cyc_sys);
 	fprintf(out,
 		"  kernel    Udp InDatagrams +%llu  NoPorts +%llu  "
 		"RcvbufErrors +%llu  Ip InHdrErrors +%llu  link rx +%llu "

@@ -7,7 +7,8 @@ means a drop counter counted something that was not lost, a bug to see.
 End-of-train markers are UDP datagrams too: when one is dropped a drop
 counter counts it although no data datagram was lost, so the markers the
 receiver knows it missed (end_markers_lost) are added back, or all the
-generator sent (end_markers_sent) when the receiver saw none. With the rtt
+generator sent (end_markers_sent) when the receiver saw none (the run's
+end_markers_lost then says so, with end_markers_lost_source "generator"). With the rtt
 workload the generator's round trips (pathlab-gen --pingpong) become
 rtt_ns, beside the receiver's one-way latency_ns.
 
@@ -57,18 +58,24 @@ def merge(rx, gen, tcpdump=None, tcpdump_dropped=None, env_note=None):
     sent = gen.get("sent") or 0
     lost = max(sent - (rx.get("received") or 0), 0)
     drops = union(rx.get("drops"), gen.get("drops"))
-    markers_lost = rx.get("end_markers_lost") or 0
-    if not rx.get("end_markers") and gen.get("end_markers_sent"):
-        # The receiver saw no marker at all (it ended on a timeout or a
-        # signal, after the sender had sent them): every one was dropped
-        # on the way, where a drop counter counted it with the datagrams.
-        markers_lost = gen["end_markers_sent"]
     run = dict(rx)
+    markers_lost = rx.get("end_markers_lost") or 0
+    if not rx.get("end_markers") and gen.get("end_markers_sent") and lost:
+        # The receiver saw no marker and did not get all it was sent, so
+        # it did not stop on its --count: it ended on a timeout or a
+        # signal, after the sender had sent them all, and every marker was
+        # dropped on the way, where a drop counter counted it with the
+        # datagrams. (A receiver that stopped on its count before the
+        # markers came lost none: they arrived after its counters were
+        # read.)
+        markers_lost = gen["end_markers_sent"]
+        run["end_markers_lost_source"] = "generator"
     run.update({
         "sent": sent,
         "sent_source": "generator",
         "lost": lost,
         "drops": drops,
+        "end_markers_lost": markers_lost,
         "unattributed": lost + markers_lost - total(drops),
         "gen": gen,
     })

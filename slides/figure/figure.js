@@ -56,7 +56,7 @@
 		if (!m.gpu)
 			return null;
 		return { mode: m.gpu.mode, thr: m.gpu, lat: m.gpuLat, vis: null,
-			gpu: m.gpu };
+			gpu: m.gpu, sum: m.gpuSum };
 	}
 
 	/* Check r is a results.json, take it, redraw; return an error or "". */

@@ -334,7 +334,8 @@
 	/*
 	 * The runs of path id in mode (default: its first) at frame size:
 	 * thr, lat, vis (throughput, latency and visibility workloads), and
-	 * gpu, gpuLat (a GPU variant's runs). null if the path has none.
+	 * gpu, gpuLat (a GPU variant's runs); sum and gpuSum their summary
+	 * rows (the medians over trials). null if the path has none.
 	 */
 	function runsFor(index, id, mode, size) {
 		var ip = index && index.paths[id];
@@ -353,7 +354,8 @@
 		return { mode: mode, thr: cpu.throughput, lat: cpu.latency,
 			vis: cpu.visibility, gpu: gpu.throughput || gpu.latency,
 			gpuLat: gpu.latency,
-			sum: { thr: sum(cpu.throughput), lat: sum(cpu.latency) } };
+			sum: { thr: sum(cpu.throughput), lat: sum(cpu.latency) },
+			gpuSum: { thr: sum(gpu.throughput), lat: sum(gpu.latency) } };
 	}
 
 	window.PathlabMeasure = {

@@ -225,6 +225,38 @@
 			"rows whose ranges overlap are said to be");
 		check(!/0\.0 kpps/.test(text),
 			"a reference tool's run is not the path's");
+		gpuTrials(api);
+	}
+
+	/* The GPUDirect view shows the GPU rows' medians, not a trial's. */
+	function gpuTrials(api) {
+		var r = JSON.parse(JSON.stringify(SAMPLE)), g, text;
+		[[0, 30000], [1, 35000], [2, 33000]].forEach(function (t) {
+			g = JSON.parse(JSON.stringify(r.runs[0]));
+			g.gpu = "sim";
+			g.trial = t[0];
+			g.pps = t[1];
+			g.gpu_verified = g.received;
+			r.runs.push(g);
+		});
+		r.summary = [{ path: "socket", mode: "recvmmsg", gpu: "sim",
+			workload: "throughput", frame_bytes: 64, trials: 3,
+			row: "socket recvmmsg +gpu sim",
+			figures: { kpps: { median: 33.0, min: 30.0, max: 35.0,
+				n: 3 } } }];
+		check(api.loadText(JSON.stringify(r), "gpu.json") === true,
+			"results with GPU trials load");
+		key("1");
+		key("g");
+		key("Home");
+		text = "";
+		api.steps().forEach(function () {
+			text += $("#step-measured").textContent + "\n";
+			key("ArrowRight");
+		});
+		check(/received: 33\.0 kpps \(median of 3 trials/.test(text),
+			"the GPU view's rate is the GPU rows' median");
+		key("g");
 	}
 
 	/*

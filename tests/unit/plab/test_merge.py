@@ -39,6 +39,11 @@ class Merge(unittest.TestCase):
         gen = {"sent": 300000, "end_markers_sent": 3,
                "drops": {"tx_link_dropped": 120296}}
         self.assertEqual(merge.merge(rx, gen)["unattributed"], 0)
+        # One that stopped on its --count before the markers came lost
+        # none of them.
+        self.assertEqual(merge.merge(
+            {"received": 1000, "end_markers": 0, "end_markers_lost": 0},
+            {"sent": 1000, "end_markers_sent": 3})["unattributed"], 0)
         # A receiver that saw its marker keeps its own count.
         rx.update(end_markers=1, end_markers_lost=1,
                   drops={"xsk_rx_dropped": 109958})
